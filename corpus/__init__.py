@@ -1,0 +1,1 @@
+"""Profile manifests, shipped inside the package as ``pytest_legalbench.manifests``."""

@@ -1,0 +1,91 @@
+"""Throughput of parsing plus flag extraction over a folder of contracts, single process.
+
+Run: ``.venv/bin/python perf/parse_throughput.py [--docs DIR] [--json]`` (default: the CUAD
+contracts under $LEGALBENCH_CORPUS_DIR or ../shared/corpus). A measurement, not a test: the
+numbers are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+from pytest_legalbench.ingest.decoding import read_document
+from pytest_legalbench.ingest.doc_ids import doc_id_for
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.navindex.build import build_corpus
+from pytest_legalbench.navindex.flags import extract_flags
+from pytest_legalbench.navindex.outline import build_outline
+
+
+def _default_docs() -> Path:
+    corpus = os.environ.get("LEGALBENCH_CORPUS_DIR") or str(
+        Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    return Path(corpus) / "cuad" / "contracts"
+
+
+def _read(folder: Path) -> list[Document]:
+    documents = []
+    for path in sorted(folder.glob("*.txt")):
+        decoded = read_document(path)
+        documents.append(Document(doc_id=doc_id_for(path.name), title=path.stem,
+                                  text=decoded.text, sha256=decoded.sha256))
+    return documents
+
+
+def _parse_and_flag(documents: list[Document]) -> int:
+    leaves = 0
+    for document in documents:
+        for draft in build_outline(document.text).drafts:
+            if not draft.children:
+                extract_flags(document.text[draft.start:draft.end])
+                leaves += 1
+    return leaves
+
+
+def _peak_rss_mb() -> float:
+    # ru_maxrss is in kilobytes on Linux.
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1)
+
+
+def main() -> int:
+    """Measure and print the throughput figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--docs", type=Path, default=_default_docs())
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    documents = _read(args.docs)
+    size_mb = sum(len(d.text.encode("utf-8")) for d in documents) / 1e6
+    started = time.perf_counter()
+    leaves = _parse_and_flag(documents)
+    parse_s = time.perf_counter() - started
+    rss_before = _peak_rss_mb()
+    started = time.perf_counter()
+    indexes = build_corpus(documents)
+    build_s = time.perf_counter() - started
+    result = {
+        "documents": len(documents), "megabytes": round(size_mb, 2), "leaves": leaves,
+        "nodes": sum(len(i.nodes) for i in indexes),
+        "parse_and_flags_s": round(parse_s, 2), "parse_and_flags_mb_per_s": round(size_mb / parse_s, 2),
+        "full_build_s": round(build_s, 2),
+        "full_build_mb_per_s": round(size_mb / build_s, 2),
+        "peak_rss_mb_after_reading_and_parsing": rss_before,
+        "peak_rss_mb_after_full_build": _peak_rss_mb(),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for key, value in result.items():
+            print(f"{key:28} {value}")
+        print("(full build = outline, references, defined terms, flags, keywords, summaries "
+              "and tags of every document, all held in memory)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Prompt templates, shipped inside the package as ``pytest_legalbench.prompts``."""

@@ -1,0 +1,198 @@
+"""Plain text from EDGAR-style HTML: one block per line, table rows as ``cell | cell``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+#: Elements that start and end a block of text.
+_BLOCK_TAGS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
+        "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+        "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "html", "legend",
+        "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "ul",
+    }
+)  # fmt: skip
+
+#: Elements whose content is never document text.
+_HIDDEN_TAGS = frozenset({"head", "script", "style", "template", "title", "xml"})
+
+#: Hidden elements an unclosed ``<head>`` may leave open; ``<body>`` ends them.
+_HEAD_TAGS = frozenset({"head", "title"})
+
+_CELL_TAGS = frozenset({"td", "th"})
+
+# Python's \s covers every character str.isspace() accepts, U+00A0 included.
+_SPACE_RUN = re.compile(r"\s+")
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+@dataclass
+class _Sink:
+    """Text collected for the document or one table cell: finished blocks plus an open one."""
+
+    blocks: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    pending_pre: bool = False
+
+    def add(self, text: str, preformatted: bool) -> None:
+        self.pending.append(text)
+        self.pending_pre = self.pending_pre or preformatted
+
+    def flush(self) -> None:
+        """Close the open block, if it holds any text."""
+        raw = "".join(self.pending)
+        preformatted = self.pending_pre
+        self.pending = []
+        self.pending_pre = False
+        if preformatted:
+            self.blocks.extend(_preformatted_blocks(raw))
+            return
+        text = _SPACE_RUN.sub(" ", raw).strip()
+        if text:
+            self.blocks.append(text)
+
+
+@dataclass
+class _Table:
+    """An open table: where its rows go, and the row and cell being filled."""
+
+    parent: _Sink
+    row: list[_Sink] | None = None
+    cell: _Sink | None = None
+
+    def close_cell(self) -> None:
+        if self.cell is not None:
+            self.cell.flush()
+            self.cell = None
+
+    def close_row(self) -> None:
+        self.close_cell()
+        if self.row is not None:
+            _emit_row(self.row, self.parent)
+            self.row = None
+
+
+def _preformatted_blocks(raw: str) -> list[str]:
+    """Split ``<pre>`` text at blank lines, keeping its line breaks and inner spacing."""
+    raw = raw.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ")
+    blocks = []
+    for chunk in _BLANK_LINE.split(raw):
+        lines = [line.strip() for line in chunk.split("\n")]
+        kept = "\n".join(line for line in lines if line)
+        if kept:
+            blocks.append(kept)
+    return blocks
+
+
+def _emit_row(cells: list[_Sink], parent: _Sink) -> None:
+    """Write a table row into ``parent``: one line, or the blocks of its only filled cell."""
+    filled = [cell.blocks for cell in cells if cell.blocks]
+    if not filled:
+        return
+    parent.flush()
+    if len(filled) == 1:
+        # A row with a single filled cell is layout, not data: keep that cell's blocks, so a
+        # document wrapped in a one-cell table keeps its paragraphs.
+        parent.blocks.extend(filled[0])
+        return
+    texts = (_SPACE_RUN.sub(" ", " ".join(blocks)) for blocks in filled)
+    parent.blocks.append(" | ".join(texts))
+
+
+class _TextCollector(HTMLParser):
+    """Feeds on HTML and keeps the visible text, block by block."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = _Sink()
+        self._tables: list[_Table] = []
+        self._hidden: dict[str, int] = {}
+        self._pre_depth = 0
+
+    def _sink(self) -> _Sink:
+        if not self._tables:
+            return self.root
+        table = self._tables[-1]
+        return table.cell if table.cell is not None else table.parent
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "body":
+            # Browsers end an unclosed head at <body>; without this, its text would vanish.
+            for name in _HEAD_TAGS:
+                self._hidden.pop(name, None)
+        if tag in _HIDDEN_TAGS:
+            self._hidden[tag] = self._hidden.get(tag, 0) + 1
+            return
+        if tag == "table":
+            self._sink().flush()
+            self._tables.append(_Table(parent=self._sink()))
+        elif tag == "tr":
+            self._start_row()
+        elif tag in _CELL_TAGS:
+            self._start_cell()
+        elif tag in _BLOCK_TAGS:
+            self._sink().flush()
+            if tag == "pre":
+                self._pre_depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN_TAGS:
+            if self._hidden.get(tag, 0) > 0:
+                self._hidden[tag] -= 1
+            return
+        if tag == "table":
+            if self._tables:
+                table = self._tables.pop()
+                table.close_row()
+        elif tag == "tr":
+            if self._tables:
+                self._tables[-1].close_row()
+        elif tag in _CELL_TAGS:
+            if self._tables:
+                self._tables[-1].close_cell()
+        elif tag in _BLOCK_TAGS:
+            self._sink().flush()
+            if tag == "pre" and self._pre_depth > 0:
+                self._pre_depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if any(self._hidden.values()):
+            return
+        self._sink().add(data, self._pre_depth > 0)
+
+    def _start_row(self) -> None:
+        if not self._tables:
+            self._sink().flush()
+            return
+        table = self._tables[-1]
+        table.close_row()
+        table.row = []
+
+    def _start_cell(self) -> None:
+        if not self._tables:
+            self._sink().flush()
+            return
+        table = self._tables[-1]
+        table.close_cell()
+        if table.row is None:
+            table.row = []
+        table.cell = _Sink()
+        table.row.append(table.cell)
+
+    def finish(self) -> str:
+        """Close whatever the markup left open and return the text."""
+        self.close()
+        while self._tables:
+            self._tables.pop().close_row()
+        self.root.flush()
+        return "\n\n".join(self.root.blocks)
+
+
+def html_to_text(html: str) -> str:
+    """Return the visible text of ``html``: blocks separated by one blank line."""
+    collector = _TextCollector()
+    collector.feed(html.replace("\r\n", "\n").replace("\r", "\n"))
+    return collector.finish()

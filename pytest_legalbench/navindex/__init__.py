@@ -1,0 +1,1 @@
+"""The structured legal index (navindex format): node trees, graphs, flags and files."""

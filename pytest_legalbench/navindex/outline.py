@@ -1,0 +1,401 @@
+"""Building a document's provision tree from its numbering.
+
+Structural headings (schedules, articles, sections, decimal clauses, definitions) have fixed
+ranks; enumerations such as ``(a)`` or ``(iv)`` nest in the order they first appear, the way a
+reader infers it. Every candidate marker must also fit the sequence it would join, which keeps
+wrapped lines such as "30 days" or "(c)" in running prose from becoming provisions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .flags import definition_head
+from .markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, classify, split_title
+from .toc import Line, TocRegion, find_toc_regions
+
+_LIST_RANK = 100
+_MAX_SKIP = 3
+_SHORT_DOCUMENT = 4000
+_UPPER_HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
+_SOFT_BREAK = re.compile(r"[ \t]{3,}(?=\S)")
+
+
+@dataclass
+class Draft:
+    """A provision while the tree is being built (mutable; frozen into a Node later)."""
+
+    kind: str
+    stack_key: str
+    rank: int
+    label: str
+    number: tuple[int, ...]
+    title: str
+    start: int
+    end: int = -1
+    style: str = ""
+    local_id: str = ""
+    full_reference: str = ""
+    defines: list[str] = field(default_factory=list)
+    parent: Draft | None = None
+    children: list[Draft] = field(default_factory=list)
+    is_toc_entry: bool = False
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A parsed document: its drafts in document order (root first) and its TOC spans."""
+
+    drafts: tuple[Draft, ...]
+    toc_spans: tuple[tuple[int, int], ...]
+
+
+def split_lines(text: str) -> list[Line]:
+    """Return the non-blank lines of ``text`` with their spans and opening markers.
+
+    Text converted from PDF often runs paragraphs together on one physical line with a run
+    of spaces where the break was ("...herein.     Section 2.02 Scope."); such a run followed
+    by a heading, or by an enumeration after the end of a sentence, also starts a line.
+    """
+    lines: list[Line] = []
+    for match in re.finditer(r"[^\n]+", text):
+        raw = match.group(0)
+        if not raw.strip():
+            continue
+        for start, end, marker in _segments(raw, match.start()):
+            lines.append(Line(len(lines), start, end, text[start:end], marker))
+    return lines
+
+
+def _segments(raw: str, offset: int) -> list[tuple[int, int, Marker | None]]:
+    lead = len(raw) - len(raw.lstrip())
+    cuts = [(lead, classify(raw))]
+    for gap in _SOFT_BREAK.finditer(raw, lead):
+        marker = classify(raw[gap.end():])
+        if marker is None or marker.kind in ("whereas", "toc_heading"):
+            continue
+        before = raw[cuts[-1][0]:gap.start()].rstrip()
+        if marker.kind in LIST_KINDS and not before.endswith((".", ":", ";")):
+            continue
+        cuts.append((gap.end(), marker))
+    segments = []
+    for position, (start, marker) in enumerate(cuts):
+        stop = cuts[position + 1][0] if position + 1 < len(cuts) else len(raw)
+        piece = raw[start:stop].rstrip()
+        if piece:
+            segments.append((offset + start, offset + start + len(piece), marker))
+    return segments
+
+
+class _Builder:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.root = Draft("document", "document", -1, "", (), "", 0, len(text), local_id="root")
+        self.stack: list[Draft] = [self.root]
+        self.ids: dict[str, int] = {}
+        self.order: list[Draft] = [self.root]
+        self.accepted = 0
+
+    # -- opening and closing ------------------------------------------------------------
+    def open(self, draft: Draft, parent: Draft) -> Draft:
+        draft.parent = parent
+        parent.children.append(draft)
+        draft.local_id = self._unique(draft.local_id or draft.kind)
+        self.order.append(draft)
+        self.stack.append(draft)
+        return draft
+
+    def _unique(self, local: str) -> str:
+        local = re.sub(r"\s+", "", local)
+        seen = self.ids.get(local, 0)
+        self.ids[local] = seen + 1
+        return local if seen == 0 else f"{local}_{seen + 1}"
+
+    def pop_while(self, keep: int) -> None:
+        del self.stack[keep:]
+
+    # -- structural headings ------------------------------------------------------------
+    def place_structural(self, marker: Marker, start: int, rank: int, key: str, *,
+                         kind: str = "", local_id: str = "", reference: str = "") -> Draft:
+        while len(self.stack) > 1 and (
+            self.stack[-1].rank >= rank or self.stack[-1].rank == _LIST_RANK
+        ):
+            self.stack.pop()
+        draft = Draft(kind or marker.kind, key, rank, marker.label, marker.number, marker.title,
+                      start, local_id=local_id, full_reference=reference)
+        return self.open(draft, self.stack[-1])
+
+    def level_fits(self, depth: int, number: tuple[int, ...], style: str) -> bool:
+        """Whether a section/decimal heading continues the numbering it would join."""
+        same = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth}"), None)
+        if same is not None:
+            if number[:-1] == same.number[:-1]:
+                return same.number[-1] < number[-1] <= same.number[-1] + _MAX_SKIP
+            return number[-1] <= 2 and number[0] in (same.number[0] + 1, same.number[0] + 2)
+        if depth == 1:
+            deeper = next((d for d in reversed(self.stack) if d.stack_key.startswith("level")), None)
+            if deeper is not None:
+                return number[0] in (deeper.number[0] + 1, deeper.number[0] + 2)
+            # A numbered list inside a "Section 5" style document is an enumeration.
+            return style == "section" or not any(d.style == "section" for d in self.stack)
+        parent = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth - 1}"), None)
+        if parent is not None:
+            if parent.number == number[:-1]:
+                return number[-1] <= _MAX_SKIP + 1
+            return number[-1] <= 2 and number[0] > parent.number[0]
+        article = next((d for d in reversed(self.stack) if d.kind == "article"), None)
+        if article is not None and article.number and article.number[0] != number[0]:
+            return number[-1] <= 2
+        return number[-1] <= _MAX_SKIP + 1 or style == "section"
+
+    # -- enumerations -------------------------------------------------------------------
+    def place_list(self, marker: Marker, start: int) -> Draft | None:
+        kind, number = self._choose_list_kind(marker)
+        run_floor = max(i for i, d in enumerate(self.stack) if d.rank != _LIST_RANK)
+        for depth in range(len(self.stack) - 1, run_floor, -1):
+            open_item = self.stack[depth]
+            if open_item.stack_key == kind:
+                last = open_item.number[0]
+                if not (last < number[0] <= last + _MAX_SKIP or number[0] == 1):
+                    return None
+                self.pop_while(depth)
+                break
+        else:
+            if number[0] > _MAX_SKIP:
+                return None
+        parent = self.stack[-1]
+        draft = Draft(kind, kind, _LIST_RANK, marker.label, number, marker.title, start)
+        token = re.sub(r"[^A-Za-z0-9]", "", marker.label)
+        draft.local_id = f"{parent.local_id}({token})" if parent is not self.root else f"({token})"
+        if parent.full_reference:
+            draft.full_reference = f"{parent.full_reference}({token})"
+        return self.open(draft, parent)
+
+    def _choose_list_kind(self, marker: Marker) -> tuple[str, tuple[int, ...]]:
+        if marker.alternative is None:
+            return marker.kind, marker.number
+        run = [d for d in self.stack if d.rank == _LIST_RANK]
+        for kind, number in ((marker.kind, marker.number),
+                             (marker.alternative, marker.alternative_number)):
+            if any(d.stack_key == kind and d.number[0] + 1 == number[0] for d in run):
+                return kind, number
+        if marker.alternative_number == (1,):
+            return marker.alternative, marker.alternative_number
+        return marker.kind, marker.number
+
+
+def _level_reference(number: tuple[int, ...], label: str) -> str:
+    parens = "".join(re.findall(r"\([A-Za-z0-9]{1,4}\)", label))
+    return ".".join(str(part) for part in number) + parens
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48] or "x"
+
+
+def build_outline(text: str) -> Outline:
+    """Parse ``text`` into drafts; every span satisfies ``draft text == text[start:end]``."""
+    lines = split_lines(text)
+    regions = find_toc_regions(lines)
+    builder = _Builder(text)
+    in_region = {i: region for region in regions for i in range(region.first, region.last + 1)}
+    index = 0
+    while index < len(lines):
+        region = in_region.get(index)
+        if region is not None:
+            _add_toc(builder, lines, region)
+            index = region.last + 1
+            continue
+        _add_line(builder, lines, index)
+        index += 1
+    # A long text with one or two numbered lines is still unstructured for navigation.
+    if builder.accepted == 0 or (builder.accepted < 3 and len(text) > _SHORT_DOCUMENT):
+        builder = _paragraph_outline(text, lines, regions)
+    _close_spans(builder.order, text)
+    _add_lead_ins(builder)
+    spans = tuple((lines[r.first].start, lines[r.last].end) for r in regions)
+    return Outline(tuple(_document_order(builder.root)), spans)
+
+
+def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
+    builder.pop_while(1)
+    container = Draft("toc", "toc", 0, "", (), "Table of Contents", lines[region.first].start,
+                      local_id="toc")
+    builder.open(container, builder.root)
+    for line in lines[region.first:region.last + 1]:
+        if line.marker is None or line.index == region.heading:
+            continue
+        # The citation key is kept so references to unfiled attachments can be told apart;
+        # it never enters the lookup table of real provisions.
+        entry = Draft("toc_entry", "toc_entry", _LIST_RANK, line.marker.label, line.marker.number,
+                      line.marker.title, line.start, local_id="toc-entry",
+                      full_reference=_names(line.marker)[1], is_toc_entry=True)
+        builder.pop_while(2)
+        builder.open(entry, container)
+    container.end = lines[region.last].end
+    builder.pop_while(1)
+
+
+def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
+    line = lines[index]
+    marker = line.marker
+    head = definition_head(line.text) if marker is None or marker.kind in LIST_KINDS else None
+    if marker is not None and marker.kind not in ("toc_heading", "whereas") or head is not None:
+        draft = _open_marker(builder, lines, index, marker, head)
+        if draft is not None:
+            builder.accepted += 1
+            if head is not None:
+                draft.defines.append(head)
+            return
+    if marker is not None and marker.kind == "whereas":
+        builder.place_structural(marker, line.start, STRUCTURAL_RANKS["whereas"], "whereas",
+                                 kind="recital", local_id="recital")
+        return
+    if builder.stack[-1] is builder.root:
+        # Front matter yields to the first heading of any rank.
+        builder.open(Draft("front_matter", "front_matter", _LIST_RANK - 1, "", (), "",
+                           line.start, local_id="front"), builder.root)
+
+
+def _open_marker(builder: _Builder, lines: list[Line], index: int, marker: Marker | None,
+                 head: str | None) -> Draft | None:
+    line = lines[index]
+    if marker is None:
+        assert head is not None
+        return builder.place_structural(
+            Marker("definition", "", (), head, 0), line.start, STRUCTURAL_RANKS["definition"],
+            "definition", local_id=f"def-{_slug(head)}")
+    if marker.kind in LIST_KINDS:
+        draft = builder.place_list(marker, line.start)
+        if draft is not None and head is not None:
+            draft.kind = "definition"
+        return draft
+    if marker.kind in ("section", "decimal1", "decimal2", "decimal3", "decimal4"):
+        depth = min(len(marker.number), 4)
+        style = "section" if marker.kind == "section" else "decimal"
+        if not builder.level_fits(depth, marker.number, style):
+            if depth == 1 and style == "decimal":
+                as_list = Marker("num_list", marker.label, marker.number, marker.title,
+                                 marker.body_offset)
+                return builder.place_list(as_list, line.start)
+            return None
+        reference = _level_reference(marker.number, marker.label)
+        draft = builder.place_structural(
+            marker, line.start, 1 + depth, f"level{depth}", kind="section" if depth <= 2 else "clause",
+            local_id=reference, reference=reference)
+        draft.style = style
+    else:
+        local_id, reference = _names(marker)
+        draft = builder.place_structural(marker, line.start, STRUCTURAL_RANKS[marker.kind],
+                                         marker.kind, local_id=local_id, reference=reference)
+    _title_from_next_line(draft, lines, index)
+    return draft
+
+
+def _names(marker: Marker) -> tuple[str, str]:
+    """Local id and citation key of a non-numeric structural heading."""
+    if marker.kind == "article":
+        return f"art-{marker.number[0]}", f"article:{marker.number[0]}"
+    if marker.kind == "schedule":
+        word, _, num = marker.label.partition(" ")
+        num = re.sub(r"\s+", "", num).lower()
+        return _slug(marker.label), (f"{word.lower()}:{num}" if num else "")
+    return {"signature": "signatures", "recitals": "recitals"}.get(marker.kind, marker.kind), ""
+
+
+def _title_from_next_line(draft: Draft, lines: list[Line], index: int) -> None:
+    """Take "ARTICLE I" / "DEFINITIONS" style titles printed on the following line."""
+    if draft.title or index + 1 >= len(lines):
+        return
+    following = lines[index + 1]
+    own_rest = lines[index].text[len(draft.label):].strip(" \t.:|-")
+    if own_rest or following.marker is not None or len(following.text) > 80:
+        return
+    if split_title(following.text) == following.text.strip().rstrip(".:"):
+        draft.title = following.text.strip().rstrip(".:")
+
+
+def _paragraph_outline(text: str, lines: list[Line], regions: list[TocRegion]) -> _Builder:
+    """Fallback for text without usable numbering: upper-case headings and paragraphs."""
+    builder = _Builder(text)
+    starts = {region.first: region for region in regions}
+    skip = {i for region in regions for i in range(region.first, region.last + 1)}
+    heading: Draft | None = None
+    for line in lines:
+        if line.index in starts:
+            _add_toc(builder, lines, starts[line.index])
+            heading = None
+        if line.index in skip:
+            continue
+        if len(line.text) <= 80 and _UPPER_HEADING.match(line.text):
+            heading = Draft("section", "heading", 1, "", (), line.text.strip().rstrip(":."),
+                            line.start, local_id=f"h-{_slug(line.text)}")
+            builder.pop_while(1)
+            builder.open(heading, builder.root)
+            continue
+        parent = heading or builder.root
+        builder.pop_while(2 if heading is not None else 1)
+        builder.open(Draft("paragraph", "paragraph", 2, "", (), split_title(line.text),
+                           line.start, local_id=f"p{len(builder.order)}"), parent)
+    return builder
+
+
+def _close_spans(order: list[Draft], text: str) -> None:
+    """Each draft ends where the next draft outside its subtree begins."""
+    for draft in reversed(order):
+        if draft.kind == "document" or draft.end >= 0:
+            continue
+        limit = _next_outside(draft, len(text))
+        end = limit
+        while end > draft.start and text[end - 1].isspace():
+            end -= 1
+        draft.end = end
+
+
+def _next_outside(draft: Draft, text_end: int) -> int:
+    node: Draft | None = draft
+    while node is not None and node.parent is not None:
+        siblings = node.parent.children
+        position = siblings.index(node)
+        if position + 1 < len(siblings):
+            return siblings[position + 1].start
+        if node.parent.kind == "toc":
+            return node.parent.end
+        node = node.parent
+    return text_end
+
+
+def _add_lead_ins(builder: _Builder) -> None:
+    """Give a parent's own opening text (heading, preamble) a leaf of its own."""
+    for draft in list(builder.order):
+        if not draft.children or draft.kind == "document":
+            continue
+        first = draft.children[0].start
+        end = first
+        while end > draft.start and builder.text[end - 1].isspace():
+            end -= 1
+        if end <= draft.start:
+            continue
+        lead = Draft("lead_in", "lead_in", draft.rank, draft.label, draft.number, draft.title,
+                     draft.start, end, local_id=builder._unique(f"{draft.local_id}-intro"),
+                     full_reference="", parent=draft,
+                     is_toc_entry=draft.is_toc_entry or draft.kind == "toc")
+        draft.children.insert(0, lead)
+    root = builder.root
+    if root.children and builder.text[: root.children[0].start].strip():
+        end = root.children[0].start
+        while end > 0 and builder.text[end - 1].isspace():
+            end -= 1
+        root.children.insert(0, Draft("front_matter", "front_matter", 0, "", (), "", 0, end,
+                                      local_id=builder._unique("front"), parent=root))
+
+
+def _document_order(root: Draft) -> list[Draft]:
+    ordered: list[Draft] = []
+    pending = [root]
+    while pending:
+        draft = pending.pop()
+        ordered.append(draft)
+        pending.extend(reversed(draft.children))
+    return ordered

@@ -1,0 +1,101 @@
+"""Index statistics: the ``legalbench stats --json`` contract.
+
+Coverage is the share of non-whitespace characters outside tables of contents that exactly
+one leaf node covers; token sizes use the one estimate in ``tokens.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from ..tokens import TOKEN_ESTIMATE
+from .node import DocumentIndex
+from .serialise import DEFAULT_RUNG, Rung, index_tokens
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class DocumentStats:
+    """What the index of one document holds."""
+
+    doc_id: str
+    nodes: int
+    definitions: int
+    """Nodes defining exactly one term each (definitions-section entries)."""
+    toc_entries: int
+    xrefs_found: int
+    """References into the corpus: resolved plus unresolved (external and unfiled excluded)."""
+    xrefs_resolved: int
+    xrefs_external: int
+    """References to outside statutes or instruments (kept on nodes, never resolved)."""
+    xrefs_unfiled: int
+    """References to attachments the instrument lists but whose text it does not contain."""
+    coverage: float
+    covered_chars: int
+    countable_chars: int
+    overlap_chars: int
+    """Non-whitespace characters covered by more than one leaf (an invariant: zero)."""
+    index_tokens: int
+    index_tokens_optimised: int
+
+
+def _non_whitespace(text: str) -> int:
+    return len(text) - sum(len(m) for m in _WHITESPACE.findall(text))
+
+
+def document_stats(index: DocumentIndex, source: str, rung: Rung = DEFAULT_RUNG) -> DocumentStats:
+    """Measure one document's index against the text it was built from."""
+    leaves = sorted((n for n in index.nodes if n.is_leaf), key=lambda n: (n.start, n.end))
+    toc = [(n.start, n.end) for n in index.nodes if n.kind == "toc"]
+    toc_chars = sum(_non_whitespace(source[s:e]) for s, e in toc)
+    covered = overlap = 0
+    reach = 0
+    for leaf in leaves:
+        if leaf.flags.is_toc_entry or any(s <= leaf.start and leaf.end <= e for s, e in toc):
+            continue
+        if leaf.start < reach:
+            overlap += _non_whitespace(source[leaf.start:min(reach, leaf.end)])
+        covered += _non_whitespace(source[max(leaf.start, reach):leaf.end])
+        reach = max(reach, leaf.end)
+    countable = _non_whitespace(source) - toc_chars
+    resolved = sum(1 for n in leaves for _ in n.cross_references)
+    unresolved = sum(len(n.unresolved_references) for n in leaves)
+    readable, optimised = index_tokens(index, rung)
+    return DocumentStats(
+        doc_id=index.doc_id,
+        nodes=len(index.nodes),
+        definitions=sum(1 for n in index.nodes if n.kind == "definition"),
+        toc_entries=sum(1 for n in index.nodes if n.flags.is_toc_entry and n.kind == "toc_entry"),
+        xrefs_found=resolved + unresolved,
+        xrefs_resolved=resolved,
+        xrefs_external=sum(len(n.external_references) for n in leaves),
+        xrefs_unfiled=sum(len(n.unfiled_references) for n in leaves),
+        coverage=(covered - overlap) / countable if countable else 1.0,
+        covered_chars=covered - overlap,
+        countable_chars=countable,
+        overlap_chars=overlap,
+        index_tokens=readable,
+        index_tokens_optimised=optimised,
+    )
+
+
+def corpus_stats(stats: Sequence[DocumentStats], rung: Rung = DEFAULT_RUNG) -> dict[str, object]:
+    """Return the stats JSON object: per document and in total (coverage character-weighted)."""
+    summed = ("nodes", "definitions", "toc_entries", "xrefs_found", "xrefs_resolved",
+              "xrefs_external", "xrefs_unfiled", "covered_chars", "countable_chars",
+              "overlap_chars", "index_tokens", "index_tokens_optimised")
+    total: dict[str, object] = {key: sum(getattr(s, key) for s in stats) for key in summed}
+    countable = sum(s.countable_chars for s in stats)
+    total["coverage"] = sum(s.covered_chars for s in stats) / countable if countable else 1.0
+    total["documents"] = len(stats)
+    found = sum(s.xrefs_found for s in stats)
+    total["xref_resolution_rate"] = sum(s.xrefs_resolved for s in stats) / found if found else 1.0
+    return {
+        "documents": [asdict(s) for s in stats],
+        "total": total,
+        "rung": rung,
+        "token_estimate": TOKEN_ESTIMATE,
+    }

@@ -1,0 +1,114 @@
+"""Finding tables of contents, so their entries are never taken for the provisions they list."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .markers import Marker
+
+#: A listing line is short; a provision's first line usually runs on.
+_SHORT = 160
+_PAGE_NUMBER = re.compile(r"(?:\||\s)\s*(?:\d{1,3}|[ivxlcIVXLC]{1,6})\s*$")
+_PAGE_MARKER = re.compile(r"^\s*(?:-\s*[\divxlc]+\s*-|\[?\s*page\s*\d*\s*\]?|\|?\s*page)\s*$", re.I)
+_LIST_HEADING = re.compile(
+    r"\b(?:table of contents|contents|index|list of (?:exhibits|schedules|annexes|appendices)|"
+    r"schedules and exhibits|exhibits and schedules)\b",
+    re.I,
+)
+_LISTABLE = ("article", "section", "decimal1", "decimal2", "decimal3", "schedule")
+
+
+@dataclass(frozen=True)
+class Line:
+    """A non-blank line: where it sits in the text and what opens it."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+    marker: Marker | None
+
+
+@dataclass(frozen=True)
+class TocRegion:
+    """Consecutive lines that list provisions rather than state them."""
+
+    first: int
+    last: int
+    """Positions in the non-blank line sequence, inclusive."""
+    heading: int | None
+    """Position of the "Table of Contents" line, when there is one."""
+
+
+def _key(marker: Marker) -> tuple[str, str]:
+    return marker.kind, re.sub(r"\s+", " ", marker.label.lower())
+
+
+def find_toc_regions(lines: Sequence[Line]) -> list[TocRegion]:
+    """Return the table-of-contents regions among ``lines`` (the non-blank lines, in order).
+
+    A run of at least three short listing lines is a table of contents when a contents
+    heading introduces it, when most entries end in page numbers, when most entries are
+    repeated later as real headings, or when it lists schedules before the body begins.
+    """
+    regions: list[TocRegion] = []
+    position = 0
+    while position < len(lines):
+        run_end = position
+        seen: set[tuple[str, str]] = set()
+        while run_end < len(lines) and _is_listing_line(lines[run_end]):
+            marker = lines[run_end].marker
+            # A heading listed twice means the body has begun after its own contents list.
+            if marker is not None and marker.kind in _LISTABLE:
+                if _key(marker) in seen:
+                    break
+                seen.add(_key(marker))
+            run_end += 1
+        if run_end - position >= 3:
+            region = _judge_run(lines, position, run_end - 1)
+            if region is not None:
+                regions.append(region)
+        position = max(run_end, position + 1)
+    return regions
+
+
+def _is_listing_line(line: Line) -> bool:
+    return len(line.text.strip()) <= _SHORT
+
+
+def _judge_run(lines: Sequence[Line], first: int, last: int) -> TocRegion | None:
+    entries = [i for i in range(first, last + 1)
+               if lines[i].marker is not None and lines[i].marker.kind in _LISTABLE]
+    if len(entries) < 3:
+        return None
+    headings = [
+        i for i in range(first, entries[0])
+        if (lines[i].marker is not None and lines[i].marker.kind == "toc_heading")
+        or (lines[i].marker is None and _LIST_HEADING.search(lines[i].text)
+            and len(lines[i].text.strip()) <= 80)
+    ]
+    heading = headings[-1] if headings else None
+    # The page number follows the entry's title ("ARTICLE I" alone ends in a numeral too).
+    paged = sum(1 for i in entries
+                if _PAGE_NUMBER.search(lines[i].text[len(lines[i].marker.label):]))  # type: ignore[union-attr]
+    later = {_key(line.marker) for line in lines[last + 1:] if line.marker is not None}
+    repeated = sum(1 for i in entries if _key(lines[i].marker) in later)  # type: ignore[arg-type]
+    schedules_first = all(lines[i].marker.kind == "schedule" for i in entries) and any(  # type: ignore[union-attr]
+        line.marker is not None and line.marker.kind in _LISTABLE[:5] for line in lines[last + 1:]
+    )
+    is_toc = (
+        heading is not None
+        or paged * 2 >= len(entries)
+        or repeated * 2 >= len(entries)
+        or schedules_first
+    )
+    if not is_toc:
+        return None
+    start = heading if heading is not None else entries[0]
+    # Trailing page numbers and the repeated title belong to the body that follows.
+    end = entries[-1]
+    while end + 1 <= last and _PAGE_MARKER.match(lines[end + 1].text):
+        end += 1
+    return TocRegion(first=start, last=end, heading=heading)

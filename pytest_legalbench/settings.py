@@ -1,0 +1,80 @@
+"""The plugin's settings, resolved once: command line, then environment, then ini, then default."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .locations import CACHE_ENV, CORPUS_ENV, DEFAULT_PROFILE, cache_dir
+
+
+class SettingsError(ValueError):
+    """A setting with a value the plugin cannot use; the message names the option."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its command-line flag, ini key, environment variable and help."""
+
+    name: str
+    flag: str
+    env: str | None
+    help: str
+
+    @property
+    def ini(self) -> str:
+        """The ini key mirroring the flag (``--legalbench-profile`` -> ``legalbench_profile``)."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+OPTIONS = (
+    Option("profile", "--legalbench-profile", "LEGALBENCH_PROFILE",
+           f"corpus profile to benchmark. Default: {DEFAULT_PROFILE}"),
+    Option("corpus_dir", "--legalbench-corpus-dir", CORPUS_ENV,
+           f"folder holding the corpus mirror (CI: ../shared/corpus). Env: ${CORPUS_ENV}"),
+    Option("cache_dir", "--legalbench-cache-dir", CACHE_ENV,
+           f"cache folder for built indexes and downloads. Env: ${CACHE_ENV}"),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the plugin's fixtures need to know, fixed for the session."""
+
+    profile: str
+    corpus_dir: Path | None
+    cache_dir: Path
+
+    def to_dict(self) -> dict[str, str | None]:
+        """Plain builtins, so the settings can travel to xdist workers or into a report."""
+        return {"profile": self.profile,
+                "corpus_dir": str(self.corpus_dir) if self.corpus_dir else None,
+                "cache_dir": str(self.cache_dir)}
+
+
+def resolve_settings(
+    cli: Mapping[str, str | None],
+    ini: Mapping[str, str | None],
+    env: Mapping[str, str],
+    *,
+    profiles: Callable[[], tuple[str, ...]],
+) -> Settings:
+    """Resolve every option by precedence and validate it; raise SettingsError on a bad value."""
+    chosen: dict[str, str | None] = {}
+    for option in OPTIONS:
+        # Precedence: an explicit flag wins, then the environment, then the ini file.
+        chosen[option.name] = (
+            cli.get(option.name) or (env.get(option.env) if option.env else None)
+            or ini.get(option.name) or None
+        )
+    profile = chosen["profile"] or DEFAULT_PROFILE
+    known = profiles()
+    if profile not in known:
+        raise SettingsError(
+            f"--legalbench-profile={profile!r} is not a known profile; choose from {', '.join(known)}"
+        )
+    corpus = Path(chosen["corpus_dir"]).expanduser() if chosen["corpus_dir"] else None
+    if corpus is not None and not corpus.is_dir():
+        raise SettingsError(f"--legalbench-corpus-dir={str(corpus)!r} is not a folder")
+    return Settings(profile=profile, corpus_dir=corpus, cache_dir=cache_dir(chosen["cache_dir"]))

@@ -1,0 +1,211 @@
+"""HTML to text: block structure, table rows, hidden content, entities; and the real exhibits."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_legalbench.ingest.decoding import read_document
+from pytest_legalbench.ingest.html_text import html_to_text
+
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*[\s/>]")
+
+
+def test_paragraphs_become_lines_separated_by_one_blank_line() -> None:
+    source = "<p>First   clause\n continues.</p>\n\n\n<p>Second.</p><p> </p><p>Third.</p>"
+    assert html_to_text(source) == "First clause continues.\n\nSecond.\n\nThird."
+
+
+def test_nested_divs_and_inline_markup() -> None:
+    source = (
+        "<div><div>ARTICLE <b>I</b></div><div>Section 1.1 <u>Definitions</u>."
+        "<div>(a) nested</div>tail</div></div>"
+    )
+    assert html_to_text(source) == "ARTICLE I\n\nSection 1.1 Definitions.\n\n(a) nested\n\ntail"
+
+
+def test_br_and_headings_break_lines() -> None:
+    source = "<h2>Schedule A</h2>Acme Corp.<br>12 Main Street<BR/>Springfield"
+    assert html_to_text(source) == "Schedule A\n\nAcme Corp.\n\n12 Main Street\n\nSpringfield"
+
+
+def test_entities_are_unescaped_and_nbsp_becomes_a_space() -> None:
+    source = (
+        "<p>Smith&nbsp;&amp;&nbsp;Jones &lt;b&gt; &#147;Agreement&#148; "
+        "Party&#8217;s\u00a0\u00a0share &sect;2</p>"
+    )
+    text = html_to_text(source)
+    assert text == "Smith & Jones <b> \u201cAgreement\u201d Party\u2019s share \u00a72"
+    assert "\u00a0" not in text
+
+
+def test_script_style_head_title_and_comments_are_dropped() -> None:
+    source = (
+        "<html><head><title>EX-10.1</title><style>p { color: red }</style>"
+        "<script>var x = '<p>no</p>';</script></head><body><!-- hidden note -->"
+        "<p>Visible.</p><script type='text/javascript'>alert(1)</script></body></html>"
+    )
+    assert html_to_text(source) == "Visible."
+
+
+def test_unclosed_head_ends_at_body() -> None:
+    assert html_to_text("<head><title>Cover<body><p>Kept text.</p>") == "Kept text."
+
+
+def test_table_row_is_one_line_with_filled_cells_joined() -> None:
+    source = (
+        "<table><tr><th>Section</th><th>Title</th><th>Page</th></tr>"
+        "<tr><td>Section 2.1</td><td></td><td>&nbsp;</td><td>The <b>Commitment</b></td>"
+        "<td>35</td></tr></table><p>After.</p>"
+    )
+    assert html_to_text(source) == (
+        "Section | Title | Page\n\nSection 2.1 | The Commitment | 35\n\nAfter."
+    )
+
+
+def test_blocks_inside_a_cell_stay_on_the_row_line() -> None:
+    source = (
+        "<table><tr><td><p>By:</p></td>"
+        "<td><p>/s/ Jane Roe</p><p>Name: Jane Roe</p>Title: CFO<br>Acme</td></tr></table>"
+    )
+    assert html_to_text(source) == "By: | /s/ Jane Roe Name: Jane Roe Title: CFO Acme"
+
+
+def test_row_with_one_filled_cell_keeps_its_blocks() -> None:
+    # Filers wrap whole documents in one-cell layout tables; their paragraphs must survive.
+    source = "<table><tr><td>&nbsp;</td><td><p>ARTICLE I</p><p>Terms.</p></td></tr></table>"
+    assert html_to_text(source) == "ARTICLE I\n\nTerms."
+
+
+def test_unclosed_cells_rows_and_tables_are_closed() -> None:
+    source = "<p>Before<table><tr><td>a<td>b<tr><td>c<td>d"
+    assert html_to_text(source) == "Before\n\na | b\n\nc | d"
+
+
+def test_nested_table_inside_a_cell() -> None:
+    source = (
+        "<table><tr><td>Outer</td><td><table><tr><td>x</td><td>y</td></tr></table></td></tr>"
+        "</table>"
+    )
+    assert html_to_text(source) == "Outer | x | y"
+
+
+def test_preformatted_text_keeps_its_lines() -> None:
+    source = '<pre>\n  1.  DEFINITIONS\n\n\n  1.1   "Term" means\n        a thing.\n</pre><p>x</p>'
+    assert html_to_text(source) == '1.  DEFINITIONS\n\n1.1   "Term" means\na thing.\n\nx'
+
+
+def test_uppercase_markup_and_crlf_line_endings() -> None:
+    source = "<P ALIGN=center>One\r\ntwo</P>\r\n<DIV>Three</DIV>"
+    assert html_to_text(source) == "One two\n\nThree"
+
+
+def test_markup_without_text_yields_empty_string() -> None:
+    assert html_to_text("<html><body><p>&nbsp;</p><table><tr><td></td></tr></table>") == ""
+
+
+def _assert_layout(text: str) -> None:
+    assert "\r" not in text and "\u00a0" not in text
+    assert "\n\n\n" not in text
+    assert text == text.strip()
+    for line in text.split("\n"):
+        assert line == line.strip()
+
+
+@given(st.text())
+def test_arbitrary_input_never_crashes_and_is_laid_out(source: str) -> None:
+    text = html_to_text(source)
+    _assert_layout(text)
+    assert html_to_text(source) == text
+
+
+_WRAPPERS = st.sampled_from(["p", "div", "li", "h3", "b", "span", "u", "font", "center"])
+_TEXT_ONLY = st.text(st.characters(codec="utf-8", exclude_characters="<"))
+
+
+@given(st.lists(st.tuples(_WRAPPERS, _TEXT_ONLY, st.booleans()), max_size=8))
+def test_text_only_content_keeps_its_words_and_gains_no_markup(
+    parts: list[tuple[str, str, bool]],
+) -> None:
+    source = "".join(
+        f"<{tag}>{html.escape(text, quote=False)}</{tag}>" + ("<br>" if br else "")
+        for tag, text, br in parts
+    )
+    result = html_to_text(source)
+    _assert_layout(result)
+    assert "<" not in result
+    # Inline tags may join neighbouring texts, so compare with all whitespace removed.
+    assert "".join(result.split()) == "".join("".join(text for _, text, _ in parts).split())
+
+
+def _corpus_dir() -> Path:
+    default = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+    root = Path(os.environ.get("LEGALBENCH_CORPUS_DIR") or default)
+    if not root.is_dir():
+        pytest.fail(f"corpus mirror not found at {root}; set LEGALBENCH_CORPUS_DIR")
+    return root
+
+
+_EXHIBITS = {
+    "stonepoint_d406704dex101.htm": (
+        "stonepoint/01_second_amendment.txt",
+        "stonepoint/02_revolving_credit_agreement_conformed.txt",
+    ),
+    "guerrilla_ex_453028.htm": ("guerrilla/01_unit_purchase_agreement.txt",),
+}
+
+
+def _exhibit_text(file_name: str) -> str:
+    path = _corpus_dir() / "transactions" / "_html" / file_name
+    return read_document(path).text
+
+
+def _mirror_lines(relative_paths: tuple[str, ...]) -> list[str]:
+    root = _corpus_dir() / "transactions"
+    lines: list[str] = []
+    for relative in relative_paths:
+        text = (root / relative).read_text(encoding="utf-8")
+        lines.extend(line for line in text.split("\n") if line.strip())
+    return lines
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("file_name", sorted(_EXHIBITS))
+def test_real_exhibit_matches_the_mirror_text(file_name: str) -> None:
+    text = _exhibit_text(file_name)
+    _assert_layout(text)
+    assert not _TAG.search(text), _TAG.search(text)
+    mine = set(text.split("\n"))
+    mirror = _mirror_lines(_EXHIBITS[file_name])
+    share = sum(line in mine for line in mirror) / len(mirror)
+    assert share >= 0.95, f"{file_name}: only {share:.1%} of the mirror's lines reproduced"
+
+
+@pytest.mark.corpus
+def test_stonepoint_exhibit_keeps_headings_and_table_rows() -> None:
+    lines = _exhibit_text("stonepoint_d406704dex101.htm").split("\n")
+    assert sum(line.startswith("ARTICLE ") for line in lines) >= 10
+    assert any(line.startswith("Section 2.1 The Commitment") for line in lines)
+    # The table of contents: section number, title and page on one row.
+    assert "Section 2.1 | The Commitment | 35" in lines
+    assert "SECOND AMENDMENT" in lines
+
+
+@pytest.mark.corpus
+def test_guerrilla_exhibit_keeps_articles_and_sections() -> None:
+    lines = _exhibit_text("guerrilla_ex_453028.htm").split("\n")
+    for heading in ("ARTICLE I.", "ARTICLE II.", "ARTICLE III.", "ARTICLE IV.", "ARTICLE V."):
+        assert heading in lines
+    assert any(line.startswith("1.1 Definitions.") for line in lines)
+    assert any(
+        line.startswith("3.1 Representations and Warranties of the Company.") for line in lines
+    )
+    # Section numbers laid out in a table cell beside their headings.
+    assert "2.1 | Closing." in lines
+    assert any(line.startswith("Name of Purchaser | ") for line in lines)

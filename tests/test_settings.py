@@ -1,0 +1,48 @@
+"""Resolving the plugin's settings: precedence and validation, without pytest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_legalbench.settings import OPTIONS, SettingsError, resolve_settings
+
+
+def _profiles() -> tuple[str, ...]:
+    return ("cuad", "transactions")
+
+
+def test_defaults(tmp_path: Path) -> None:
+    settings = resolve_settings({}, {}, {"LEGALBENCH_CACHE_DIR": str(tmp_path)}, profiles=_profiles)
+    assert settings.profile == "transactions" and settings.corpus_dir is None
+    assert settings.cache_dir == tmp_path
+
+
+def test_flag_beats_environment_beats_ini(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ini = {"profile": "cuad", "corpus_dir": str(tmp_path / "b")}
+    env = {"LEGALBENCH_CORPUS_DIR": str(tmp_path / "a")}
+    settings = resolve_settings({}, ini, env, profiles=_profiles)
+    assert settings.profile == "cuad" and settings.corpus_dir == tmp_path / "a"
+    settings = resolve_settings({"corpus_dir": str(tmp_path / "b"), "profile": "transactions"},
+                                ini, env, profiles=_profiles)
+    assert settings.profile == "transactions" and settings.corpus_dir == tmp_path / "b"
+
+
+def test_bad_values_name_the_option(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match=r"--legalbench-profile='nope'.*cuad, transactions"):
+        resolve_settings({"profile": "nope"}, {}, {}, profiles=_profiles)
+    with pytest.raises(SettingsError, match="--legalbench-corpus-dir=.*not a folder"):
+        resolve_settings({"corpus_dir": str(tmp_path / "missing")}, {}, {}, profiles=_profiles)
+
+
+def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
+    assert [o.ini for o in OPTIONS] == [
+        "legalbench_profile", "legalbench_corpus_dir", "legalbench_cache_dir"]
+
+
+def test_settings_travel_as_plain_builtins(tmp_path: Path) -> None:
+    settings = resolve_settings({"corpus_dir": str(tmp_path)}, {}, {}, profiles=_profiles)
+    assert settings.to_dict()["corpus_dir"] == str(tmp_path)
