@@ -185,8 +185,11 @@ def _resolve(reference: Reference, own: _Parsed, parents: list[_Parsed]) -> list
     """Map a reference's keys to node ids, or None when no key resolves."""
     if reference.target == "parent":
         tables = [p.keys for p in parents]
+    elif not reference.target_name:
+        # A bare "Section 2" in an amendment names the amended instrument's section: an
+        # amendment cites what it changes, and says "of this Amendment" for its own clauses.
+        tables = [p.keys for p in parents] + [own.keys]
     else:
-        # A bare reference in an amendment usually means the amended instrument's section.
         tables = [own.keys] + [p.keys for p in parents]
     found: list[str] = []
     for key in reference.keys:

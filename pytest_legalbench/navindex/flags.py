@@ -133,7 +133,7 @@ _CURRENCY_WORD = (
 
 # An amount with a currency symbol, code or name; redacted amounts ("$[***]") count.
 _MONEY = (
-    _cue("$", r"\$\s*[\d\[*.]"),
+    _cue("$", r"\$\s*[\d\[*._]|[\d\]*]\s*(?:us|s|c|a|cdn)?\$", before=5, after=3),
     _cue("€ £ ¥ ₹", r"[€£¥₹]\s*[\d\[*]|\d\s*[€£¥₹]", before=3, after=3),
     _cue("dollar euro sterling yen cent franc rupee yuan renminbi",
          rf"(?:{_NUMBER}\s+(?:\(\s*\$?[\d,.]+\s*\)\s+)?|[\]*]\s*)"
@@ -207,9 +207,10 @@ _LIABILITY = (
 )
 
 _IF_EXCEPTIONS = r"(?:any|applicable|necessary|required|appropriate|available|so)"
-# Conditions and triggers; a parenthetical ", if any," and a comparison ("as if") are not.
+# Conditions and triggers. Not conditions: a parenthetical ", if any,", a comparison ("as if")
+# and a notice address ("If to the Company: ...").
 _CONDITION = (
-    _cue("if", rf"(?<![a-z])(?<!\bas )if\b(?!\s+{_IF_EXCEPTIONS}\s*[,)])"),
+    _cue("if", rf"(?<![a-z])(?<!\bas )if\b(?!\s+{_IF_EXCEPTIONS}\s*[,)])(?!\s+to\b)"),
     _cue("subject", r"subject\s+to\b"),
     _cue("provided", r"provided\s*,?\s*(?:(?:however|further|always)\s*,?\s*)?that\b"),
     _cue("unless", r"(?<![a-z])unless\b"),

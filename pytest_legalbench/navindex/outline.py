@@ -19,6 +19,10 @@ _LIST_RANK = 100
 _MAX_SKIP = 3
 _SHORT_DOCUMENT = 4000
 _UPPER_HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
+_DEFINITIONS_TITLE = re.compile(r"\bdefin|\binterpretation\b", re.I)
+# Inside a definitions section every paragraph that opens with a quoted term defines it,
+# whatever verb follows ("shall occur if", "and the sign $ mean").
+_QUOTED_OPENING = re.compile(r"[“\"]([^”\"\n]{1,80})[”\"]")
 _SOFT_BREAK = re.compile(r"[ \t]{3,}(?=\S)")
 
 
@@ -240,7 +244,10 @@ def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
 def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
     line = lines[index]
     marker = line.marker
-    head = definition_head(line.text) if marker is None or marker.kind in LIST_KINDS else None
+    head = None
+    if marker is None or marker.kind in LIST_KINDS:
+        body = line.text if marker is None else line.text[len(marker.label):].lstrip(" \t|")
+        head = definition_head(body) or (_quoted_opening(body) if _in_definitions(builder) else None)
     if marker is not None and marker.kind not in ("toc_heading", "whereas") or head is not None:
         draft = _open_marker(builder, lines, index, marker, head)
         if draft is not None:
@@ -256,6 +263,19 @@ def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
         # Front matter yields to the first heading of any rank.
         builder.open(Draft("front_matter", "front_matter", _LIST_RANK - 1, "", (), "",
                            line.start, local_id="front"), builder.root)
+
+
+def _in_definitions(builder: _Builder) -> bool:
+    """Whether the innermost open section is a definitions section."""
+    section = next((d for d in reversed(builder.stack) if d.stack_key.startswith("level")
+                    or d.kind in ("article", "schedule")), None)
+    return section is not None and bool(_DEFINITIONS_TITLE.search(section.title))
+
+
+def _quoted_opening(text: str) -> str | None:
+    """The term of a paragraph that opens with a quoted term ("X" shall occur if ...)."""
+    match = _QUOTED_OPENING.match(text)
+    return match.group(1).strip().rstrip(",;:.").strip() if match else None
 
 
 def _open_marker(builder: _Builder, lines: list[Line], index: int, marker: Marker | None,

@@ -1,0 +1,128 @@
+"""The ``legalbench`` command line: stats JSON contract, folders, errors, index files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_legalbench.cli import main
+
+CONTRACT = """MASTER SERVICES AGREEMENT
+
+This Master Services Agreement (this "Agreement") is made by Alpha Corp ("Client") and Beta LLC ("Provider").
+
+1. DEFINITIONS
+
+"Services" means the services in Schedule 1.
+
+2. FEES
+
+2.1 Amount. Client pays $1,000 per month, subject to Section 2.2.
+
+2.2 Late Payment. Late amounts bear interest at 1% per month.
+
+3. GOVERNING LAW
+
+This Agreement is governed by the laws of the State of Delaware.
+
+SCHEDULE 1
+
+Consulting and support.
+"""
+
+AMENDMENT = """FIRST AMENDMENT TO MASTER SERVICES AGREEMENT
+
+This First Amendment amends the Master Services Agreement (the "Agreement") between Alpha Corp and Beta LLC.
+
+1. Section 2.1 of the Agreement is amended to read $1,200 per month.
+
+2. All other terms of the Agreement remain in effect.
+"""
+
+KEYS = {"doc_id", "nodes", "definitions", "toc_entries", "xrefs_found", "xrefs_resolved",
+        "xrefs_external", "coverage", "index_tokens", "index_tokens_optimised"}
+
+
+@pytest.fixture
+def deal(tmp_path: Path) -> Path:
+    folder = tmp_path / "deal"
+    (folder / "notes").mkdir(parents=True)
+    (folder / "msa.txt").write_text(CONTRACT, encoding="utf-8")
+    (folder / "msa_amendment_1.txt").write_text(AMENDMENT, encoding="utf-8")
+    (folder / "_scratch.txt").write_text("ignored", encoding="utf-8")
+    return folder
+
+
+def _stats(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    assert main(["stats", "--json", *args]) == 0
+    out = capsys.readouterr().out
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def test_stats_json_of_a_folder(deal: Path, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    report = _stats(capsys, "--docs", str(deal), "--cache-dir", str(tmp_path / "cache"))
+    documents = report["documents"]
+    assert isinstance(documents, list)
+    assert [d["doc_id"] for d in documents] == ["msa", "msa_amendment_1"]
+    assert all(KEYS <= set(d) for d in documents)
+    total = report["total"]
+    assert isinstance(total, dict)
+    assert KEYS - {"doc_id"} | {"documents"} <= set(total) and total["documents"] == 2
+    assert total["xrefs_resolved"] == total["xrefs_found"] >= 3
+    assert report["rung"] == "D4" and report["token_estimate"] == "ceil(characters / 4)"
+
+
+def test_progress_and_inference_go_to_stderr(deal: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", "--json", "--docs", str(deal), "--no-cache"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)  # stdout holds the JSON and nothing else
+    assert "inferred: msa_amendment_1: amendment of msa" in captured.err
+    assert "parsing msa" in captured.err
+
+
+def test_cached_and_fresh_builds_report_the_same(deal: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    cache = str(tmp_path / "cache")
+    first = _stats(capsys, "--docs", str(deal), "--cache-dir", cache)
+    second = _stats(capsys, "--docs", str(deal), "--cache-dir", cache)
+    fresh = _stats(capsys, "--docs", str(deal), "--no-cache")
+    assert first == second == fresh
+    assert len(list((tmp_path / "cache" / "navindex").glob("v*/*/*.full.json"))) == 2
+
+
+def test_index_writes_the_dual_files(deal: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["index", "--docs", str(deal), "--out", str(out), "--no-cache", "-q"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "msa.full.json", "msa.index.json", "msa_amendment_1.full.json",
+        "msa_amendment_1.index.json"]
+    surface = json.loads((out / "msa.index.json").read_text(encoding="utf-8"))
+    assert surface["rung"] == "D4" and '"text":' not in json.dumps(surface["documentIndex"])
+    assert "indexed 2 documents" in capsys.readouterr().out
+
+
+def test_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", "--docs", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: not a folder of documents" in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / empty.name).write_bytes(b"")
+    assert main(["stats", "--docs", str(folder)]) == 2
+    assert "empty.txt" in capsys.readouterr().err
+    assert main(["stats", "--profile", "transactions", "--corpus-dir", str(tmp_path),
+                 "--no-cache"]) == 2
+    assert "transactions" in capsys.readouterr().err
+
+
+def test_the_default_profile_from_the_corpus_folder(corpus_root: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    report = _stats(capsys, "--corpus-dir", str(corpus_root), "--cache-dir", str(tmp_path))
+    total = report["total"]
+    assert isinstance(total, dict)
+    assert total["documents"] == 10

@@ -1,0 +1,239 @@
+"""Flags, inline definitions and definition heads on small texts written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_legalbench.navindex.flags import (
+    definition_head,
+    extract_flags,
+    find_inline_definitions,
+)
+from pytest_legalbench.navindex.node import Flags
+
+# Text made of the characters the rules care about, so properties meet quotes, digits and
+# currency signs often rather than almost never.
+legal_text = st.text(
+    alphabet=st.sampled_from(list('abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ '
+                                  '0123456789 .,;:()[]*%$€/-\'"“”‘’\n\t')),
+    max_size=300,
+) | st.text(max_size=200)
+
+
+@pytest.mark.parametrize("text", [
+    "The fee is $1,000 per month.",
+    "a price of $[***] per unit",
+    "the Purchase Price ($[*]) shall be paid",
+    "US$5 million in cash",
+    "an amount of USD 2,000",
+    "a fee of EUR 500",
+    "a deposit of €300",
+    "a balance of 300 € at closing",
+    "£25 per licence",
+    "five hundred thousand dollars",
+    "Ten Dollars ($10.00) and other consideration",
+    "a payment of [***] dollars",
+    "2,500 U.S. dollars",
+])
+def test_money_is_found(text: str) -> None:
+    assert extract_flags(text).has_money
+
+
+@pytest.mark.parametrize("text", [
+    "Section 5 applies.",
+    "All payments shall be made in U.S. Dollars.",
+    "See clause 3.2(b) and Schedule 4.",
+    "the percentage of shares",
+])
+def test_money_is_not_found(text: str) -> None:
+    assert not extract_flags(text).has_money
+
+
+@pytest.mark.parametrize("text", [
+    "dated as of December 29, 2020",
+    "effective 12/29/2020",
+    "on 2020-12-29 the term begins",
+    "this 29th day of December, 2020",
+    "in March 2021",
+    "within thirty (30) days after notice",
+    "no later than the tenth day",
+    "not less than 10 Business Days before",
+    "on or before the closing",
+    "for a period of two years",
+    "by 5:00 p.m. (New York time)",
+    "on the Maturity Date",
+    "upon each anniversary of the Effective Date",
+])
+def test_dates_and_deadlines_are_found(text: str) -> None:
+    assert extract_flags(text).has_date
+
+
+@pytest.mark.parametrize("text", [
+    "Section 3.2 governs.",
+    "The Licensee may assign this licence.",
+    "payable in accordance with clause 7",
+    "during daylight hours",
+])
+def test_dates_are_not_found(text: str) -> None:
+    assert not extract_flags(text).has_date
+
+
+@pytest.mark.parametrize("text", [
+    "a discount of 5%",
+    "five percent of net sales",
+    "ten per cent of the price",
+    "the Applicable Margin plus 25 basis points",
+    "interest at 3.5% per annum",
+    "a royalty of [***]% of Net Sales",
+    "the interest rate then in effect",
+])
+def test_percentages_and_rates_are_found(text: str) -> None:
+    assert extract_flags(text).has_percentage
+
+
+@pytest.mark.parametrize("text", ["1.5", "Section 1.5 applies", "the rate card is attached"])
+def test_percentages_are_not_found(text: str) -> None:
+    assert not extract_flags(text).has_percentage
+
+
+@pytest.mark.parametrize("text", [
+    "In no event shall either party be liable for lost profits.",
+    "LIMITATION OF LIABILITY",
+    "The aggregate liability of the Supplier shall not exceed the fees paid.",
+    "neither party is responsible for consequential damages",
+    "subject to a cap on liability equal to the fees",
+    "The Seller shall not be liable for delays.",
+    "replacement is the sole and exclusive remedy of the Buyer",
+])
+def test_liability_limits_are_found(text: str) -> None:
+    assert extract_flags(text).has_liability_limit
+
+
+@pytest.mark.parametrize("text", [
+    "The Seller shall be liable for its own acts.",
+    "Each party shall maintain liability insurance.",
+    "liquidated damages of one week's fees",
+])
+def test_liability_limits_are_not_found(text: str) -> None:
+    assert not extract_flags(text).has_liability_limit
+
+
+@pytest.mark.parametrize("text", [
+    "subject to Section 4",
+    "provided that the notice is in writing",
+    "provided, however, that no default exists",
+    "the conditions precedent set out below",
+    "If the Borrower fails to pay, the Lender may accelerate.",
+    "unless otherwise agreed",
+    "in the event that the Licensee breaches",
+    "upon the occurrence of an Event of Default",
+    "contingent upon regulatory approval",
+    "so long as no default is continuing",
+])
+def test_conditions_are_found(text: str) -> None:
+    assert extract_flags(text).has_condition
+
+
+@pytest.mark.parametrize("text", [
+    "Taxes, if any, shall be borne by the Buyer.",
+    "treated as if it were a party",
+    "the specified goods shall be delivered",
+    "If to the Company: 1 Main Street",
+])
+def test_conditions_are_not_found(text: str) -> None:
+    assert not extract_flags(text).has_condition
+
+
+def test_named_parties_match_case_sensitively_as_whole_words() -> None:
+    parties = ("NETGEAR", "Distributor")
+    assert extract_flags("NETGEAR shall ship the Products.", parties=parties).has_party
+    assert extract_flags("as agreed with the Distributor", parties=parties).has_party
+    assert not extract_flags("netgear products", parties=parties).has_party
+    assert not extract_flags("NETGEARS and distributors", parties=parties).has_party
+    # Given names replace the generic roles.
+    assert not extract_flags("the Licensee shall pay", parties=parties).has_party
+
+
+def test_generic_party_roles_apply_without_named_parties() -> None:
+    assert extract_flags("The Licensee shall pay the Licensor.").has_party
+    assert extract_flags("each of the Lenders").has_party
+    assert extract_flags("the Parties agree").has_party
+    assert not extract_flags("the licensee shall pay").has_party
+    assert not extract_flags("a third-party supplier").has_party
+
+
+def test_definition_and_toc_flags() -> None:
+    assert extract_flags('"Affiliate" means any controlled entity.').is_definition
+    assert extract_flags("no terms here", defines=True).is_definition
+    assert not extract_flags("the Affiliate shall comply").is_definition
+    assert extract_flags("Section 1 Definitions 5", is_toc_entry=True).is_toc_entry
+    assert not extract_flags("Section 1 Definitions 5").is_toc_entry
+
+
+def test_plain_text_gets_no_flags() -> None:
+    assert extract_flags("The goods shall be delivered to the warehouse.") == Flags()
+
+
+@pytest.mark.parametrize(("text", "terms"), [
+    ('"Account Bank" means the bank named below.', ("Account Bank",)),
+    ("“Affiliate” of any Person means a controlled entity.", ("Affiliate",)),
+    ('"Agent-Related Person" has the meaning given in Section 9.', ("Agent-Related Person",)),
+    ('"Loans" and "Loan" mean the advances.', ("Loans", "Loan")),
+    ("“Convert,” “Conversion,” and “Converted” shall refer to a conversion.",
+     ("Convert", "Conversion", "Converted")),
+    ('As used herein, the term "Products" includes spare parts.', ("Products",)),
+    ("‘Business Day’ means a day on which banks open.", ("Business Day",)),
+    ('This agreement (the "Agreement") is made by Acme Ltd. (“Supplier”).',
+     ("Agreement", "Supplier")),
+    ('the banks (each, a "Lender" and collectively, the "Lenders")', ("Lender", "Lenders")),
+    ('Beta Inc. (hereinafter referred to as "Buyer")', ("Buyer",)),
+    ('labels (marked "Confidential") and quotes such as "Robots"', ()),
+    ('"Term" means one year. The "Term" means more. "Fee" means money.', ("Term", "Fee")),
+])
+def test_find_inline_definitions(text: str, terms: tuple[str, ...]) -> None:
+    assert find_inline_definitions(text) == terms
+
+
+@pytest.mark.parametrize(("text", "term"), [
+    ('"Account Bank" means the bank.', "Account Bank"),
+    ("“Affiliate” of any Person means another Person.", "Affiliate"),
+    ('  "Agent-Related Person" has the meaning set forth in Section 9.3.', "Agent-Related Person"),
+    ('(a) "Net Sales" shall mean gross sales less returns.', "Net Sales"),
+    ("1.4 “Territory” means the United States.", "Territory"),
+    ("(j) the term “documents” includes any instrument.", "documents"),
+    ("“SOFR Day” is defined in the definition of “Daily SOFR”.", "SOFR Day"),
+])
+def test_definition_head_finds_the_leading_term(text: str, term: str) -> None:
+    assert definition_head(text) == term
+
+
+@pytest.mark.parametrize("text", [
+    'The Borrower agrees that "Account Bank" means the bank.',
+    "Affiliate means a controlled entity.",
+    '"Robots" and other titles are listed below.',
+    "",
+])
+def test_definition_head_is_none_unless_the_text_starts_with_a_definition(text: str) -> None:
+    assert definition_head(text) is None
+
+
+@given(legal_text)
+@settings(max_examples=300, deadline=None)
+def test_flags_are_deterministic_and_never_crash(text: str) -> None:
+    assert extract_flags(text) == extract_flags(text)
+    assert extract_flags(text, defines=True).is_definition
+    assert extract_flags(text, is_toc_entry=True).is_toc_entry
+
+
+@given(legal_text)
+@settings(max_examples=300, deadline=None)
+def test_inline_definitions_are_distinct_terms_of_the_text(text: str) -> None:
+    terms = find_inline_definitions(text)
+    collapsed = " ".join(text.split())
+    assert len(set(terms)) == len(terms)
+    assert all(term and term in collapsed for term in terms)
+    head = definition_head(text)
+    assert head is None or head in terms
+    assert extract_flags(text).is_definition == bool(terms)
