@@ -14,7 +14,7 @@ from .corpus_index import Selection, build_indexes, load_documents
 from .ingest.document import CorpusError, Document
 from .ingest.loading import describe_inference
 from .locations import CORPUS_ENV, DEFAULT_PROFILE, cache_dir, corpus_dir
-from .navindex.serialise import DEFAULT_RUNG, RUNGS, Rung
+from .navindex.serialise import DEFAULT_RUNG, RUNGS
 from .navindex.statistics import corpus_stats, document_stats
 from .navindex.store import save_document
 from .tokens import TOKEN_ESTIMATE
@@ -123,7 +123,7 @@ def _print_table(report: dict[str, object]) -> None:
     for row in [header, *rows]:
         print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                         for i, (cell, w) in enumerate(zip(row, widths))))
-    print(f"\nxref resolution rate {float(total['xref_resolution_rate']):.4f}; index sizes at "  # type: ignore[arg-type]
+    print(f"\nxref resolution rate {float(total['xref_resolution_rate']):.4f}; index sizes at "
           f"rung {report['rung']}, tokens estimated as {TOKEN_ESTIMATE}")
 
 

@@ -86,7 +86,7 @@ def test_references_resolve_within_the_document(built: tuple[DocumentIndex, ...]
     base = built[0]
     assert _node(base, "3.1").cross_references == ("supply:3.2",)
     # "Section 3" where clauses are 3.1 and 3.2 is the whole of clause 3.
-    liability = [n for n in base.nodes if "In no event" in n.text and n.is_leaf][0]
+    liability = next(n for n in base.nodes if "In no event" in n.text and n.is_leaf)
     assert liability.node_id == "supply:4" and liability.cross_references == ("supply:3",)
     assert _node(base, "3.2").external_references == ("Section 2 of Sale of Goods Act",)
     assert _node(base, "3.2").cross_references == ()
@@ -114,7 +114,7 @@ def test_flags_on_leaves_and_their_parents(built: tuple[DocumentIndex, ...]) -> 
     assert amount.flags.has_money and amount.flags.has_condition
     assert _node(base, "3.2").flags.has_percentage
     assert _node(base, "3").flags.has_money  # a parent carries what its children carry
-    liability = [n for n in base.nodes if "In no event" in n.text and n.is_leaf][0]
+    liability = next(n for n in base.nodes if "In no event" in n.text and n.is_leaf)
     assert liability.flags.has_liability_limit
     assert base.tags.jurisdiction == "New York"
 

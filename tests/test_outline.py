@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,7 +109,7 @@ def test_table_of_contents_entries_are_flagged_not_provisions() -> None:
 def test_spans_are_verbatim_and_leaves_tile_the_text() -> None:
     outline = build_outline(CREDIT)
     leaves = sorted((d for d in outline.drafts if not d.children), key=lambda d: d.start)
-    for earlier, later in zip(leaves, leaves[1:]):
+    for earlier, later in itertools.pairwise(leaves):
         assert earlier.end <= later.start
         assert not CREDIT[earlier.end:later.start].strip()
     assert not CREDIT[:leaves[0].start].strip() and not CREDIT[leaves[-1].end:].strip()
@@ -176,7 +178,7 @@ def test_spans_hold_for_any_document(lines: list[str]) -> None:
         for child in draft.children:
             assert draft.start <= child.start and child.end <= draft.end
     leaves = sorted((d for d in outline.drafts if not d.children), key=lambda d: d.start)
-    for earlier, later in zip(leaves, leaves[1:]):
+    for earlier, later in itertools.pairwise(leaves):
         assert earlier.end <= later.start
     covered = "".join(text[d.start:d.end] for d in leaves)
     outside_toc = [c for c in covered if not c.isspace()]

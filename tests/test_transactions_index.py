@@ -54,7 +54,7 @@ def test_every_term_of_section_1_1_is_its_own_definition_node(
     section = index.by_id()[f"{STONEPOINT}:1.1"]
     # An independent reading of the source: every paragraph of Section 1.1 that opens with a
     # quoted term defines it.
-    opening = re.compile(r"^[“\"]([^”\"]+)[”\"]", re.M)
+    opening = re.compile(r"^[“\"]([^”\"]+)[”\"]", re.MULTILINE)
     expected = [m.group(1).rstrip(",") for m in opening.finditer(text, section.start, section.end)]
     assert len(expected) > 200
     nodes = [n for n in index.nodes if n.kind == "definition" and n.parent == section.node_id]

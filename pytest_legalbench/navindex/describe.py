@@ -150,8 +150,9 @@ def keywords(
             placed.add(phrase)
     for term in find_inline_definitions(text) if defines is None else defines:
         lowered = " ".join(term.lower().split())
-        scores[lowered] += 3
-        placed.add(lowered)
+        if lowered:
+            scores[lowered] += 3
+            placed.add(lowered)
     lowered_haystack = haystack.lower()
 
     def first_seen(term: str) -> int:

@@ -36,8 +36,7 @@ _ROMAN_RE = re.compile(r"^(?:x{0,3})(?:ix|iv|v?i{0,3})$")
 
 # A title must look like a heading: mostly capitalised words, not a running sentence.
 _SMALL_WORDS = frozenset(
-    "a an and as at by for from in into of on or per the to under upon with without "
-    "its their his her not vs".split()
+    ["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "per", "the", "to", "under", "upon", "with", "without", "its", "their", "his", "her", "not", "vs"]
 )
 
 
@@ -186,21 +185,24 @@ def _decimal(text: str, indent: int) -> Marker | None:
     if match is None:
         return None
     parts = match.group("num").split(".")
-    rest = text[match.end():]
     # A bare "12" needs its own dot or bracket; "2.1" stands alone.
     if len(parts) == 1 and not match.group("dot"):
         return None
-    if not rest.strip() or not (rest.lstrip(" \t|")[:1].isupper() or rest.lstrip(" \t|")[:1] in "(“\"'[|"):
-        # "1. | the name of the Company" (a list inside a table) is still an item.
-        if not (rest.lstrip(" \t")[:1] == "|" and rest.strip(" \t|")):
-            return None
-    if match.end() == len(match.group("label")) and not text[len(match.group("label")):][:1].isspace():
+    label = match.group("label")
+    after = text[len(label):len(label) + 1]
+    if not after or not (after.isspace() or after == "|"):
+        return None
+    rest = text[match.end():]
+    opening = rest.lstrip(" \t|")[:1]
+    # "1. | the name of the Company" (an item laid out as a table row) is an item too.
+    in_table = rest.lstrip(" \t")[:1] == "|"
+    if not opening or not (opening.isupper() or opening in "(“\"'[" or in_table):
         return None
     number = tuple(int(part) for part in parts)
     if number[0] == 0 or number[0] > 300:
         return None
     kind = f"decimal{min(len(number), 4)}"
-    return Marker(kind, match.group("label"), number, split_title(rest), indent + match.end())
+    return Marker(kind, label, number, split_title(rest), indent + match.end())
 
 
 def _paren(text: str, indent: int) -> Marker | None:

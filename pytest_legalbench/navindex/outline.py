@@ -19,7 +19,7 @@ _LIST_RANK = 100
 _MAX_SKIP = 3
 _SHORT_DOCUMENT = 4000
 _UPPER_HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
-_DEFINITIONS_TITLE = re.compile(r"\bdefin|\binterpretation\b", re.I)
+_DEFINITIONS_TITLE = re.compile(r"\bdefin|\binterpretation\b", re.IGNORECASE)
 # Inside a definitions section every paragraph that opens with a quoted term defines it,
 # whatever verb follows ("shall occur if", "and the sign $ mean").
 _QUOTED_OPENING = re.compile(r"[“\"]([^”\"\n]{1,80})[”\"]")

@@ -141,8 +141,8 @@ def find_references(text: str, instrument: Instrument) -> list[Reference]:
     """Return the explicit references in ``text`` in order of appearance."""
     found: list[tuple[int, int, str, tuple[str, ...]]] = []
     for match in _NUMBERED.finditer(text):
-        keys = _expand(match.group("first"), match.group("more") or "")
-        found.append((match.start(), match.end(), match.group(0).strip(), tuple(keys)))
+        keys = tuple(_expand(match.group("first"), match.group("more") or ""))
+        found.append((match.start(), match.end(), match.group(0).strip(), keys))
     for match in _ARTICLE.finditer(text):
         first = match.group("first")
         value = int(first) if first.isdigit() else _roman(first)

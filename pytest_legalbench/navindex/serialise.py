@@ -98,7 +98,7 @@ INDEX_KEYWORDS = 5
 def relative_id(node_id: str, doc_id: str) -> str:
     """Write a node id of ``doc_id`` without its document prefix; other ids stay whole."""
     prefix = f"{doc_id}:"
-    return node_id[len(prefix):] if node_id.startswith(prefix) else node_id
+    return node_id.removeprefix(prefix)
 
 
 def absolute_id(written: str, doc_id: str) -> str:

@@ -11,11 +11,11 @@ from .markers import Marker
 #: A listing line is short; a provision's first line usually runs on.
 _SHORT = 160
 _PAGE_NUMBER = re.compile(r"(?:\||\s)\s*(?:\d{1,3}|[ivxlcIVXLC]{1,6})\s*$")
-_PAGE_MARKER = re.compile(r"^\s*(?:-\s*[\divxlc]+\s*-|\[?\s*page\s*\d*\s*\]?|\|?\s*page)\s*$", re.I)
+_PAGE_MARKER = re.compile(r"^\s*(?:-\s*[\divxlc]+\s*-|\[?\s*page\s*\d*\s*\]?|\|?\s*page)\s*$", re.IGNORECASE)
 _LIST_HEADING = re.compile(
     r"\b(?:table of contents|contents|index|list of (?:exhibits|schedules|annexes|appendices)|"
     r"schedules and exhibits|exhibits and schedules)\b",
-    re.I,
+    re.IGNORECASE,
 )
 _LISTABLE = ("article", "section", "decimal1", "decimal2", "decimal3", "schedule")
 
@@ -78,24 +78,25 @@ def _is_listing_line(line: Line) -> bool:
     return len(line.text.strip()) <= _SHORT
 
 
+def _is_contents_heading(line: Line) -> bool:
+    if line.marker is not None:
+        return line.marker.kind == "toc_heading"
+    return len(line.text.strip()) <= 80 and _LIST_HEADING.search(line.text) is not None
+
+
 def _judge_run(lines: Sequence[Line], first: int, last: int) -> TocRegion | None:
-    entries = [i for i in range(first, last + 1)
-               if lines[i].marker is not None and lines[i].marker.kind in _LISTABLE]
+    entries = [(i, line.marker) for i, line in enumerate(lines[first:last + 1], first)
+               if line.marker is not None and line.marker.kind in _LISTABLE]
     if len(entries) < 3:
         return None
-    headings = [
-        i for i in range(first, entries[0])
-        if (lines[i].marker is not None and lines[i].marker.kind == "toc_heading")
-        or (lines[i].marker is None and _LIST_HEADING.search(lines[i].text)
-            and len(lines[i].text.strip()) <= 80)
-    ]
+    headings = [i for i in range(first, entries[0][0]) if _is_contents_heading(lines[i])]
     heading = headings[-1] if headings else None
     # The page number follows the entry's title ("ARTICLE I" alone ends in a numeral too).
-    paged = sum(1 for i in entries
-                if _PAGE_NUMBER.search(lines[i].text[len(lines[i].marker.label):]))  # type: ignore[union-attr]
+    paged = sum(1 for i, marker in entries
+                if _PAGE_NUMBER.search(lines[i].text[len(marker.label):]))
     later = {_key(line.marker) for line in lines[last + 1:] if line.marker is not None}
-    repeated = sum(1 for i in entries if _key(lines[i].marker) in later)  # type: ignore[arg-type]
-    schedules_first = all(lines[i].marker.kind == "schedule" for i in entries) and any(  # type: ignore[union-attr]
+    repeated = sum(1 for _, marker in entries if _key(marker) in later)
+    schedules_first = all(marker.kind == "schedule" for _, marker in entries) and any(
         line.marker is not None and line.marker.kind in _LISTABLE[:5] for line in lines[last + 1:]
     )
     is_toc = (
@@ -106,9 +107,9 @@ def _judge_run(lines: Sequence[Line], first: int, last: int) -> TocRegion | None
     )
     if not is_toc:
         return None
-    start = heading if heading is not None else entries[0]
+    start = heading if heading is not None else entries[0][0]
     # Trailing page numbers and the repeated title belong to the body that follows.
-    end = entries[-1]
+    end = entries[-1][0]
     while end + 1 <= last and _PAGE_MARKER.match(lines[end + 1].text):
         end += 1
     return TocRegion(first=start, last=end, heading=heading)
