@@ -7,7 +7,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.navindex.outline import Draft, build_outline
+from pytest_legalbench.navindex.draft import Draft
+from pytest_legalbench.navindex.outline import build_outline
 
 CREDIT = """SAMPLE LOAN AGREEMENT
 

@@ -14,7 +14,8 @@ from ..ingest.document import Document
 from .describe import keywords, summarise
 from .flags import extract_flags, find_inline_definitions
 from .node import DocumentIndex, DocumentTags, Flags, Node
-from .outline import Draft, Outline, build_outline
+from .draft import Draft, Outline
+from .outline import build_outline
 from .references import Instrument, Reference, find_references, instrument_names
 from .tags import jurisdiction, topics
 from .terms import TermIndex

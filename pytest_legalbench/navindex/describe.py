@@ -180,16 +180,22 @@ def keywords(
 
 
 def _drop_title(body: str, title: str) -> str | None:
-    """Return ``body`` after a leading copy of ``title``, or None when it does not start so."""
+    """Return ``body`` after a leading copy of ``title`` that ends in a stop or a line break."""
     wanted = [word.lower() for word in title.split()]
     if not wanted:
         return None
     words = body.split(maxsplit=len(wanted))
     if len(words) <= len(wanted):
         return None
+    stops = ".:—–-"
     head = [word.lower() for word in words[: len(wanted)]]
-    head[-1], wanted[-1] = head[-1].rstrip(".:—–-"), wanted[-1].rstrip(".:—–-")
-    return words[-1] if head == wanted else None
+    if head[:-1] != wanted[:-1] or head[-1].rstrip(stops) != wanted[-1].rstrip(stops):
+        return None
+    rest = words[-1]
+    gap = body[: len(body) - len(rest)]
+    # "Term. The term is ..." drops the heading; "Term of this Agreement ..." is a sentence.
+    ended = head[-1][-1] in stops or "\n" in gap[len(gap.rstrip()):]
+    return rest if ended else None
 
 
 def _strip_reference_and_heading(text: str, title: str) -> str:

@@ -226,6 +226,7 @@ _CONDITION = (
     _cue("long", r"\b(?:so|as)\s+long\s+as\b", before=4, after=5),
 )
 
+#: Party roles that count as named parties when a contract's own party names are not given.
 _PARTY_ROLES = (
     "Licensor", "Licensee", "Sublicensee", "Buyer", "Seller", "Purchaser", "Vendor", "Company",
     "Borrower", "Lender", "Agent", "Administrative Agent", "Guarantor", "Issuer", "Investor",
@@ -235,6 +236,26 @@ _PARTY_ROLES = (
     "Member", "Partner", "Party", "Parties",
 )
 
+_LOWER_SCANNER = _Scanner((
+    *_for("has_money", _MONEY), *_for("has_date", _DATE), *_for("has_percentage", _PERCENT),
+    *_for("has_liability_limit", _LIABILITY), *_for("has_condition", _CONDITION),
+))
+
+
+@lru_cache(maxsize=256)
+def _cased_scanner(parties: tuple[str, ...]) -> _Scanner:
+    """Cased cues plus whole-word party names (generic roles when none are given)."""
+    names = sorted({name.strip() for name in parties if name.strip()}, key=lambda n: (-len(n), n))
+    # Generic roles also count in the plural ("Lenders"); given names are matched as written.
+    plural = "" if names else "s?"
+    names = names or sorted(_PARTY_ROLES, key=lambda n: (-len(n), n))
+    alternation = "|".join(map(re.escape, names))
+    party = _Cue("has_party", tuple(names), re.compile(rf"(?<!\w)(?:{alternation}){plural}(?!\w)"))
+    return _Scanner((*_for("has_money", _MONEY_CASED), *_for("has_date", _DATE_CASED), party))
+
+
+# Defined terms: a quoted term (straight, curly double or curly single quotes) followed by a
+# defining verb, or a parenthetical that introduces one, as in Acme Ltd. (the "Supplier").
 _DQ = r"[“\"]([^\"“”\n]{1,80})[”\"]"
 _SQ = r"‘([^‘’\n]{1,80})’"
 _QUOTED = re.compile(rf"{_DQ}|{_SQ}")
@@ -265,24 +286,6 @@ _PARENTHETICAL_CUE = re.compile(
 )
 _PARENTHETICAL_TAIL = re.compile(r"[\s,.;]*$")
 _QUOTE_CHARS = ("\"", "“", "‘")
-
-
-_LOWER_SCANNER = _Scanner((
-    *_for("has_money", _MONEY), *_for("has_date", _DATE), *_for("has_percentage", _PERCENT),
-    *_for("has_liability_limit", _LIABILITY), *_for("has_condition", _CONDITION),
-))
-
-
-@lru_cache(maxsize=256)
-def _cased_scanner(parties: tuple[str, ...]) -> _Scanner:
-    """Cased cues plus whole-word party names (generic roles when none are given)."""
-    names = sorted({name.strip() for name in parties if name.strip()}, key=lambda n: (-len(n), n))
-    # Generic roles also count in the plural ("Lenders"); given names are matched as written.
-    plural = "" if names else "s?"
-    names = names or sorted(_PARTY_ROLES, key=lambda n: (-len(n), n))
-    alternation = "|".join(map(re.escape, names))
-    party = _Cue("has_party", tuple(names), re.compile(rf"(?<!\w)(?:{alternation}){plural}(?!\w)"))
-    return _Scanner((*_for("has_money", _MONEY_CASED), *_for("has_date", _DATE_CASED), party))
 
 
 def _clean_term(raw: str) -> str:

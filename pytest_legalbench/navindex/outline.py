@@ -9,11 +9,12 @@ wrapped lines such as "30 days" or "(c)" in running prose from becoming provisio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from .draft import Draft, Outline, add_lead_ins, close_spans, document_order
 from .flags import definition_head
-from .markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, classify, split_title
-from .toc import Line, TocRegion, find_toc_regions
+from .lines import Line, split_lines
+from .markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, split_title
+from .toc import TocRegion, find_toc_regions
 
 _LIST_RANK = 100
 _MAX_SKIP = 3
@@ -23,73 +24,6 @@ _DEFINITIONS_TITLE = re.compile(r"\bdefin|\binterpretation\b", re.IGNORECASE)
 # Inside a definitions section every paragraph that opens with a quoted term defines it,
 # whatever verb follows ("shall occur if", "and the sign $ mean").
 _QUOTED_OPENING = re.compile(r"[“\"]([^”\"\n]{1,80})[”\"]")
-_SOFT_BREAK = re.compile(r"[ \t]{3,}(?=\S)")
-
-
-@dataclass
-class Draft:
-    """A provision while the tree is being built (mutable; frozen into a Node later)."""
-
-    kind: str
-    stack_key: str
-    rank: int
-    label: str
-    number: tuple[int, ...]
-    title: str
-    start: int
-    end: int = -1
-    style: str = ""
-    local_id: str = ""
-    full_reference: str = ""
-    defines: list[str] = field(default_factory=list)
-    parent: Draft | None = None
-    children: list[Draft] = field(default_factory=list)
-    is_toc_entry: bool = False
-
-
-@dataclass(frozen=True)
-class Outline:
-    """A parsed document: its drafts in document order (root first) and its TOC spans."""
-
-    drafts: tuple[Draft, ...]
-    toc_spans: tuple[tuple[int, int], ...]
-
-
-def split_lines(text: str) -> list[Line]:
-    """Return the non-blank lines of ``text`` with their spans and opening markers.
-
-    Text converted from PDF often runs paragraphs together on one physical line with a run
-    of spaces where the break was ("...herein.     Section 2.02 Scope."); such a run followed
-    by a heading, or by an enumeration after the end of a sentence, also starts a line.
-    """
-    lines: list[Line] = []
-    for match in re.finditer(r"[^\n]+", text):
-        raw = match.group(0)
-        if not raw.strip():
-            continue
-        for start, end, marker in _segments(raw, match.start()):
-            lines.append(Line(len(lines), start, end, text[start:end], marker))
-    return lines
-
-
-def _segments(raw: str, offset: int) -> list[tuple[int, int, Marker | None]]:
-    lead = len(raw) - len(raw.lstrip())
-    cuts = [(lead, classify(raw))]
-    for gap in _SOFT_BREAK.finditer(raw, lead):
-        marker = classify(raw[gap.end():])
-        if marker is None or marker.kind in ("whereas", "toc_heading"):
-            continue
-        before = raw[cuts[-1][0]:gap.start()].rstrip()
-        if marker.kind in LIST_KINDS and not before.endswith((".", ":", ";")):
-            continue
-        cuts.append((gap.end(), marker))
-    segments = []
-    for position, (start, marker) in enumerate(cuts):
-        stop = cuts[position + 1][0] if position + 1 < len(cuts) else len(raw)
-        piece = raw[start:stop].rstrip()
-        if piece:
-            segments.append((offset + start, offset + start + len(piece), marker))
-    return segments
 
 
 class _Builder:
@@ -105,12 +39,12 @@ class _Builder:
     def open(self, draft: Draft, parent: Draft) -> Draft:
         draft.parent = parent
         parent.children.append(draft)
-        draft.local_id = self._unique(draft.local_id or draft.kind)
+        draft.local_id = self.unique(draft.local_id or draft.kind)
         self.order.append(draft)
         self.stack.append(draft)
         return draft
 
-    def _unique(self, local: str) -> str:
+    def unique(self, local: str) -> str:
         local = re.sub(r"\s+", "", local)
         seen = self.ids.get(local, 0)
         self.ids[local] = seen + 1
@@ -216,10 +150,10 @@ def build_outline(text: str) -> Outline:
     # A long text with one or two numbered lines is still unstructured for navigation.
     if builder.accepted == 0 or (builder.accepted < 3 and len(text) > _SHORT_DOCUMENT):
         builder = _paragraph_outline(text, lines, regions)
-    _close_spans(builder.order, text)
-    _add_lead_ins(builder)
+    close_spans(builder.root, text)
+    add_lead_ins(builder.root, list(builder.order), text, builder.unique)
     spans = tuple((lines[r.first].start, lines[r.last].end) for r in regions)
-    return Outline(tuple(_document_order(builder.root)), spans)
+    return Outline(tuple(document_order(builder.root)), spans)
 
 
 def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
@@ -361,61 +295,3 @@ def _paragraph_outline(text: str, lines: list[Line], regions: list[TocRegion]) -
     return builder
 
 
-def _close_spans(order: list[Draft], text: str) -> None:
-    """Each draft ends where the next draft outside its subtree begins."""
-    for draft in reversed(order):
-        if draft.kind == "document" or draft.end >= 0:
-            continue
-        limit = _next_outside(draft, len(text))
-        end = limit
-        while end > draft.start and text[end - 1].isspace():
-            end -= 1
-        draft.end = end
-
-
-def _next_outside(draft: Draft, text_end: int) -> int:
-    node: Draft | None = draft
-    while node is not None and node.parent is not None:
-        siblings = node.parent.children
-        position = siblings.index(node)
-        if position + 1 < len(siblings):
-            return siblings[position + 1].start
-        if node.parent.kind == "toc":
-            return node.parent.end
-        node = node.parent
-    return text_end
-
-
-def _add_lead_ins(builder: _Builder) -> None:
-    """Give a parent's own opening text (heading, preamble) a leaf of its own."""
-    for draft in list(builder.order):
-        if not draft.children or draft.kind == "document":
-            continue
-        first = draft.children[0].start
-        end = first
-        while end > draft.start and builder.text[end - 1].isspace():
-            end -= 1
-        if end <= draft.start:
-            continue
-        lead = Draft("lead_in", "lead_in", draft.rank, draft.label, draft.number, draft.title,
-                     draft.start, end, local_id=builder._unique(f"{draft.local_id}-intro"),
-                     full_reference="", parent=draft,
-                     is_toc_entry=draft.is_toc_entry or draft.kind == "toc")
-        draft.children.insert(0, lead)
-    root = builder.root
-    if root.children and builder.text[: root.children[0].start].strip():
-        end = root.children[0].start
-        while end > 0 and builder.text[end - 1].isspace():
-            end -= 1
-        root.children.insert(0, Draft("front_matter", "front_matter", 0, "", (), "", 0, end,
-                                      local_id=builder._unique("front"), parent=root))
-
-
-def _document_order(root: Draft) -> list[Draft]:
-    ordered: list[Draft] = []
-    pending = [root]
-    while pending:
-        draft = pending.pop()
-        ordered.append(draft)
-        pending.extend(reversed(draft.children))
-    return ordered

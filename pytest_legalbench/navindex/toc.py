@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .lines import Line
 from .markers import Marker
 
 #: A listing line is short; a provision's first line usually runs on.
@@ -18,17 +19,6 @@ _LIST_HEADING = re.compile(
     re.IGNORECASE,
 )
 _LISTABLE = ("article", "section", "decimal1", "decimal2", "decimal3", "schedule")
-
-
-@dataclass(frozen=True)
-class Line:
-    """A non-blank line: where it sits in the text and what opens it."""
-
-    index: int
-    start: int
-    end: int
-    text: str
-    marker: Marker | None
 
 
 @dataclass(frozen=True)
