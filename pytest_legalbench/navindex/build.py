@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 
 from ..ingest.document import Document
 from .describe import keywords, summarise
+from .draft import Draft, Outline
 from .flags import extract_flags, find_inline_definitions
 from .node import DocumentIndex, DocumentTags, Flags, Node
-from .draft import Draft, Outline
 from .outline import build_outline
 from .references import Instrument, Reference, find_references, instrument_names
 from .tags import jurisdiction, topics
