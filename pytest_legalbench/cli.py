@@ -14,7 +14,7 @@ from .corpus_index import Selection, build_indexes, load_documents
 from .ingest.document import CorpusError, Document
 from .ingest.loading import describe_inference
 from .locations import CORPUS_ENV, DEFAULT_PROFILE, cache_dir, corpus_dir
-from .navindex.serialise import DEFAULT_RUNG, RUNGS
+from .navindex.schema import DEFAULT_RUNG, RUNGS
 from .navindex.statistics import corpus_stats, document_stats
 from .navindex.store import save_document
 from .tokens import TOKEN_ESTIMATE

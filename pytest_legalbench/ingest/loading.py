@@ -19,7 +19,8 @@ from pytest_legalbench.ingest.document import (
 from pytest_legalbench.ingest.download import fetch_document
 from pytest_legalbench.ingest.folder import relative_name, scan_folder
 from pytest_legalbench.ingest.manifest import FOLDER_MANIFEST_NAME, load_manifest, profile_manifest
-from pytest_legalbench.ingest.roles import guess_title, infer_role, link_amendments, link_choices
+from pytest_legalbench.ingest.roles import infer_role, link_amendments, link_choices
+from pytest_legalbench.ingest.titles import guess_title
 
 Progress = Callable[[str], None]
 

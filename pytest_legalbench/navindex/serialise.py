@@ -1,65 +1,26 @@
-"""The navindex file contents: the index dict per descriptor rung, the full dict, two JSON forms."""
+"""The navindex file contents: the index dict per descriptor rung, the full dict, the rebuild."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, TypeVar
 
 from pytest_legalbench.navindex.describe import full_summary as describe_full_summary
 from pytest_legalbench.navindex.describe import snippet as describe_snippet
+from pytest_legalbench.navindex.json_forms import optimised_json, readable_json
 from pytest_legalbench.navindex.node import FLAG_NAMES, DocumentIndex, DocumentTags, Flags, Node
+from pytest_legalbench.navindex.schema import (
+    DEFAULT_RUNG,
+    FORMAT_VERSION,
+    IndexFormatError,
+    Rung,
+    check_format_version,
+    json_object,
+    node_fields,
+)
 from pytest_legalbench.tokens import estimate_tokens
-
-FORMAT_VERSION = 1
-
-Rung = Literal["D1", "D2", "D3", "D4", "D5"]
-RUNGS: tuple[Rung, ...] = get_args(Rung)
-
-#: D4 is what the paper's scored configuration carried: flags, cross-references, keywords and
-#: a one-line summary per node. D5 adds a long summary whose cost the paper never measured.
-DEFAULT_RUNG: Rung = "D4"
-
-FieldKind = Literal["bool", "int", "str", "optstr", "list", "node", "nodes", "tags"]
-
-_FLAG_KEYS = {
-    "isDefinition": "df", "hasMoney": "mo", "hasDate": "da", "hasPercentage": "pc",
-    "hasLiabilityLimit": "ll", "hasCondition": "co", "hasParty": "pa", "isTocEntry": "tc",
-}
-
-#: Node fields in file order: name, two-letter key of the optimised form, kind, first rung.
-_NODE_TABLE: tuple[tuple[str, str, FieldKind, Rung], ...] = (
-    ("nodeId", "id", "str", "D1"), ("clauseReference", "cr", "str", "D1"),
-    ("title", "ti", "str", "D1"), ("snippet", "sn", "str", "D1"),
-    ("summary", "su", "str", "D4"), ("fullSummary", "fs", "str", "D5"),
-    ("keywords", "kw", "list", "D3"), ("externalReferences", "er", "list", "D3"),
-    ("crossReferencedIds", "xr", "list", "D2"), ("definedTerms", "dd", "list", "D2"),
-    ("usesDefinitions", "ud", "list", "D5"),
-    *((name, _FLAG_KEYS[name], "bool", "D1" if name == "isTocEntry" else "D2")
-      for name in FLAG_NAMES),
-    ("textLength", "tl", "int", "D1"), ("children", "ch", "nodes", "D1"),
-)
-#: Document-level fields in file order, then the fields of ``documentTags``.
-_INDEX_TABLE: tuple[tuple[str, str, FieldKind], ...] = (
-    ("formatVersion", "fv", "int"), ("docId", "di", "str"), ("rung", "rg", "str"),
-    ("sourceSha256", "sh", "str"), ("documentTitle", "dt", "str"),
-    ("documentTags", "tg", "tags"), ("role", "ro", "str"), ("amends", "am", "list"),
-    ("documentIndex", "ix", "node"),
-)
-_TAG_TABLE: tuple[tuple[str, str, FieldKind], ...] = (
-    ("jurisdiction", "ju", "optstr"), ("topics", "tp", "list"),
-)
-_ALL_ROWS: tuple[tuple[str, str, FieldKind] | tuple[str, str, FieldKind, Rung], ...] = (
-    *_INDEX_TABLE, *_TAG_TABLE, *_NODE_TABLE)
-
-#: Full name to two-letter key over every level; unique both ways, so one map inverts all.
-SHORT_KEYS: dict[str, str] = {row[0]: row[1] for row in _ALL_ROWS}
-LONG_KEYS: dict[str, str] = {short: name for name, short in SHORT_KEYS.items()}
-if len(LONG_KEYS) != len(SHORT_KEYS) or any(len(short) != 2 for short in LONG_KEYS):
-    raise AssertionError("the optimised key map must be two-letter keys without collisions")
-_KINDS: dict[str, FieldKind] = {row[0]: row[2] for row in _ALL_ROWS}
 
 
 def _camel(snake: str) -> str:
@@ -75,20 +36,6 @@ _RECORD_FIELDS: tuple[tuple[str, str, str], ...] = tuple(
         f.name, _camel(f.name)), str(f.type))
     for f in fields(Node) if f.name != "node_id"
 )
-
-
-class IndexFormatError(ValueError):
-    """A navindex file or dict that does not have the expected shape."""
-
-
-class FormatVersionError(IndexFormatError):
-    """A navindex file written under another format version."""
-
-
-def node_fields(rung: Rung) -> tuple[str, ...]:
-    """Return the index field names a node carries at ``rung``, in file order."""
-    level = _rung_level(rung)
-    return tuple(row[0] for row in _NODE_TABLE if _rung_level(row[3]) <= level)
 
 
 #: Keywords shown per node in the navigation surface (the node keeps its full list).
@@ -189,17 +136,6 @@ def full_document(index: DocumentIndex) -> dict[str, Any]:
     }
 
 
-def check_format_version(data: object, what: str) -> None:
-    """Raise FormatVersionError unless ``data`` is an object of this build's format version."""
-    if not isinstance(data, dict):
-        raise IndexFormatError(f"{what}: expected a JSON object, found {type(data).__name__}")
-    found = data.get("formatVersion")
-    if found != FORMAT_VERSION or isinstance(found, bool):
-        raise FormatVersionError(
-            f"{what}: navindex format version {found!r} found, version {FORMAT_VERSION} expected"
-        )
-
-
 def document_from_files(index_json: dict[str, Any], full_json: dict[str, Any]) -> DocumentIndex:
     """Rebuild the DocumentIndex that ``index_document`` and ``full_document`` came from."""
     check_format_version(index_json, "index file")
@@ -226,41 +162,10 @@ def document_from_files(index_json: dict[str, Any], full_json: dict[str, Any]) -
     )
 
 
-def readable_json(data: dict[str, Any]) -> str:
-    """Serialise ``data`` indented, in the builders' fixed key order, non-ASCII kept."""
-    # Keys keep insertion order rather than being sorted: the builders fix that order, so the
-    # output is stable, headings come first in a node, and the full file stays in document order.
-    return json.dumps(data, indent=2, ensure_ascii=False)
-
-
-def optimised_json(data: dict[str, Any]) -> str:
-    """Serialise an index dict compactly: two-letter keys, falses/empties/nulls left out."""
-    return json.dumps(_compact(data), ensure_ascii=False, separators=(",", ":"))
-
-
-def expand_optimised(text: str) -> dict[str, Any]:
-    """Invert ``optimised_json``, restoring every left-out field with its empty value."""
-    try:
-        data = _as_dict(json.loads(text), "the optimised index")
-    except json.JSONDecodeError as exc:
-        raise IndexFormatError(f"optimised index is not valid JSON: {exc}") from exc
-    rung = data.get(SHORT_KEYS["rung"])
-    if rung not in RUNGS:
-        raise IndexFormatError(f"optimised index: no valid rung (found {rung!r})")
-    return _expand(data, [row[0] for row in _INDEX_TABLE], node_fields(rung), "index")
-
-
 def index_tokens(index: DocumentIndex, rung: Rung = DEFAULT_RUNG) -> tuple[int, int]:
     """Return the estimated tokens of the readable and the optimised index at ``rung``."""
     data = index_document(index, rung)
     return estimate_tokens(readable_json(data)), estimate_tokens(optimised_json(data))
-
-
-def _rung_level(rung: str) -> int:
-    for level, known in enumerate(RUNGS):
-        if rung == known:
-            return level
-    raise ValueError(f"unknown descriptor rung {rung!r}; expected one of {RUNGS}")
 
 
 def _default_full_summary(node: Node) -> str:
@@ -274,67 +179,11 @@ def _unique_ids(index: DocumentIndex) -> dict[str, Node]:
     return by_id
 
 
-def _compact(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_compact(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    out: dict[str, Any] = {}
-    for key, item in value.items():
-        if key not in SHORT_KEYS:
-            raise IndexFormatError(f"index field {key!r} has no two-letter key")
-        small = _compact(item)
-        # A 0 stays (textLength 0 says something), and so does "" where null is the empty
-        # value, since expanding could not tell the two apart.
-        empty = small is False or small is None or small in ([], {})
-        if not empty and (small != "" or _KINDS[key] == "optstr"):
-            out[SHORT_KEYS[key]] = small
-    return out
-
-
-_EMPTY: dict[FieldKind, Callable[[], Any]] = {
-    "bool": lambda: False, "str": str, "optstr": lambda: None, "list": list,
-    "nodes": list, "tags": lambda: {"jurisdiction": None, "topics": []},
-}
-
-
-def _expand(data: dict[str, Any], names: list[str] | tuple[str, ...],
-            node_names: tuple[str, ...], where: str) -> dict[str, Any]:
-    unknown = sorted(key for key in data if LONG_KEYS.get(key) not in names)
-    if unknown:
-        raise IndexFormatError(f"optimised index: unexpected key(s) {unknown} in {where}")
-    out: dict[str, Any] = {}
-    for name in names:
-        kind, short, inner = _KINDS[name], SHORT_KEYS[name], f"{where}.{name}"
-        if short not in data:
-            if kind not in _EMPTY:
-                raise IndexFormatError(f"optimised index: {where} lacks required field {name!r}")
-            out[name] = _EMPTY[kind]()
-        elif kind == "node":
-            out[name] = _expand(_as_dict(data[short], inner), node_names, node_names, inner)
-        elif kind == "nodes":
-            items = data[short] if isinstance(data[short], list) else [None]
-            out[name] = [_expand(_as_dict(item, inner), node_names, node_names, inner)
-                         for item in items]
-        elif kind == "tags":
-            tag_names = [row[0] for row in _TAG_TABLE]
-            out[name] = _expand(_as_dict(data[short], inner), tag_names, (), inner)
-        else:
-            out[name] = data[short]
-    return out
-
-
-def _as_dict(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise IndexFormatError(f"{where} is not a JSON object")
-    return value
-
-
 def _tree_ids(root: dict[str, Any]) -> list[str]:
     ids: list[str] = []
     pending: list[Any] = [root]
     while pending:
-        node = _as_dict(pending.pop(), "an index file node")
+        node = json_object(pending.pop(), "an index file node")
         ids.append(_typed(node, "nodeId", str, "index file node"))
         pending.extend(_typed(node, "children", list, f"index file node {ids[-1]!r}"))
     return ids
@@ -342,7 +191,7 @@ def _tree_ids(root: dict[str, Any]) -> list[str]:
 
 def _node_from_record(node_id: str, record: Any) -> Node:
     where = f"full file node {node_id!r}"
-    record = _as_dict(record, where)
+    record = json_object(record, where)
     values = {attr: _READERS[kind](record, key, where) for attr, key, kind in _RECORD_FIELDS}
     return Node(node_id=node_id, **values)
 

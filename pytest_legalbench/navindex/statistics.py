@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass
 
 from ..tokens import TOKEN_ESTIMATE
 from .node import DocumentIndex
-from .serialise import DEFAULT_RUNG, Rung, index_tokens
+from .schema import DEFAULT_RUNG, Rung
+from .serialise import index_tokens
 
 _WHITESPACE = re.compile(r"\s+")
 

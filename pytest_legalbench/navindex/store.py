@@ -11,17 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.atomic_write import write_text_atomic
+from pytest_legalbench.navindex.json_forms import readable_json
 from pytest_legalbench.navindex.node import DocumentIndex, Node
-from pytest_legalbench.navindex.serialise import (
-    DEFAULT_RUNG,
-    FORMAT_VERSION,
-    IndexFormatError,
-    Rung,
-    document_from_files,
-    full_document,
-    index_document,
-    readable_json,
-)
+from pytest_legalbench.navindex.schema import DEFAULT_RUNG, FORMAT_VERSION, IndexFormatError, Rung
+from pytest_legalbench.navindex.serialise import document_from_files, full_document, index_document
 
 INDEX_SUFFIX = ".index.json"
 FULL_SUFFIX = ".full.json"
