@@ -15,7 +15,7 @@ from .ingest.document import CorpusError, Document
 from .ingest.loading import describe_inference
 from .locations import CORPUS_ENV, DEFAULT_PROFILE, cache_dir, corpus_dir
 from .navindex.schema import DEFAULT_RUNG, RUNGS
-from .navindex.statistics import corpus_stats, document_stats
+from .navindex.statistics import attention_lines, corpus_stats, document_stats
 from .navindex.store import save_document
 from .tokens import TOKEN_ESTIMATE
 
@@ -102,6 +102,9 @@ def _stats(args: argparse.Namespace, progress: _Progress) -> int:
         print(json.dumps(report, indent=2))
         return 0
     _print_table(report)
+    print()
+    for line in attention_lines(indexes, stats):
+        print(line)
     return 0
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from .ingest.document import CorpusError, Document
 from .ingest.loading import load_folder, load_profile
 from .locations import DEFAULT_PROFILE
-from .navindex.build import BUILDER_VERSION, build_corpus
+from .navindex.build import build_corpus, builder_fingerprint
 from .navindex.node import DocumentIndex
 from .navindex.store import IndexCache, cache_key
 
@@ -48,7 +48,7 @@ def build_indexes(documents: Sequence[Document], *, cache_dir: Path | None,
     by_id = {d.doc_id: d for d in documents}
     keys = {
         d.doc_id: cache_key(
-            builder_version=BUILDER_VERSION, source_sha256=d.sha256, doc_id=d.doc_id,
+            builder_version=builder_fingerprint(), source_sha256=d.sha256, doc_id=d.doc_id,
             options={"role": d.role, "title": d.title, "parties": "|".join(d.parties)},
             dependencies={p: by_id[p].sha256 for p in d.amends if p in by_id},
         )

@@ -6,9 +6,12 @@ into the document it amends.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from ..ingest.document import Document
 from .describe import keywords, summarise
@@ -22,6 +25,17 @@ from .terms import TermIndex
 
 #: Bumped whenever a change to the parser or extractors changes what an index holds.
 BUILDER_VERSION = "1"
+
+
+@functools.cache
+def builder_fingerprint() -> str:
+    """The builder version plus a digest of the index code, so edited code never hits stale
+    cache entries (a forgotten version bump cannot serve an old build)."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return f"{BUILDER_VERSION}+{digest.hexdigest()[:16]}"
 
 _INSTRUMENT_TERM = re.compile(
     r"\b(?:Agreement|Amendment|Contract|Lease|License|Licence|Indenture|Letter|Plan|Guaranty)\b"

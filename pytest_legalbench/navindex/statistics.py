@@ -100,3 +100,32 @@ def corpus_stats(stats: Sequence[DocumentStats], rung: Rung = DEFAULT_RUNG) -> d
         "rung": rung,
         "token_estimate": TOKEN_ESTIMATE,
     }
+
+
+def attention_lines(indexes: Sequence[DocumentIndex], stats: Sequence[DocumentStats],
+                    limit: int = 5) -> list[str]:
+    """Name the documents the parser served worst, with the evidence, for a human report."""
+    by_id = {index.doc_id: index for index in indexes}
+    lines: list[str] = []
+    unresolved = sorted((s for s in stats if s.xrefs_found > s.xrefs_resolved),
+                        key=lambda s: (s.xrefs_resolved / s.xrefs_found, s.doc_id))[:limit]
+    if unresolved:
+        lines.append("lowest reference resolution:")
+    for entry in unresolved:
+        examples = [r for n in by_id[entry.doc_id].nodes for r in n.unresolved_references][:3]
+        lines.append(f"  {entry.doc_id}: {entry.xrefs_resolved}/{entry.xrefs_found} resolved; "
+                     f"unresolved e.g. {', '.join(examples)}")
+    # The coarsest trees: most characters per leaf, where numbering was not recognised.
+    coarse = sorted(stats, key=lambda s: (-s.countable_chars / max(1, _leaves(by_id[s.doc_id])),
+                                          s.doc_id))[:limit]
+    lines.append("coarsest trees (characters per leaf):")
+    for entry in coarse:
+        index = by_id[entry.doc_id]
+        kinds = sorted({n.kind for n in index.nodes if n.is_leaf})
+        lines.append(f"  {entry.doc_id}: {entry.countable_chars // max(1, _leaves(index))} "
+                     f"chars per leaf over {_leaves(index)} leaves ({', '.join(kinds)})")
+    return lines
+
+
+def _leaves(index: DocumentIndex) -> int:
+    return sum(1 for n in index.nodes if n.is_leaf)
