@@ -44,6 +44,13 @@ def test_keywords_drop_stop_words_and_clause_numerals() -> None:
     assert not {"the", "shall", "hereby", "agreement", "pursuant", "iii", "section"} & set(found)
 
 
+def test_capitalised_runs_split_at_function_words() -> None:
+    found = keywords("The Borrower and Such Party shall meet. LIMITATION OF LIABILITY applies "
+                     "after a Change of Control.")
+    assert {"limitation of liability", "change of control", "borrower"} <= set(found)
+    assert not any(" and " in term or term.startswith(("the ", "such ")) for term in found)
+
+
 def test_keywords_break_ties_by_first_occurrence() -> None:
     assert keywords("zebra apple mango", limit=3) == ("zebra", "apple", "mango")
 
@@ -70,6 +77,12 @@ def test_summary_drops_the_clause_number_and_heading() -> None:
     summary = summarise(GOVERNING_LAW, title="Governing Law")
     assert summary.startswith("This Agreement and any dispute")
     assert summarise(GOVERNING_LAW) == summary
+
+
+def test_a_sentence_that_starts_with_the_title_is_kept_whole() -> None:
+    text = "Term of this Agreement is five years from signing."
+    assert summarise(text, title="Term") == text
+    assert summarise("2.1 Term\nThe term is five years.", title="Term") == "The term is five years."
 
 
 def test_summary_skips_nested_headings() -> None:

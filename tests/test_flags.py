@@ -156,6 +156,23 @@ def test_named_parties_match_case_sensitively_as_whole_words() -> None:
     assert not extract_flags("the Licensee shall pay", parties=parties).has_party
 
 
+def test_party_names_that_extend_one_another() -> None:
+    parties = ("Acme", "Acme Group", "Acme Group Holdings")
+    assert extract_flags("Acme Grou", parties=parties).has_party
+    assert extract_flags("the Acme Group Holdings board", parties=parties).has_party
+    assert not extract_flags("AcmeGroup", parties=parties).has_party
+
+
+@given(legal_text, legal_text, st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_a_named_party_standing_alone_is_found(before: str, after: str, names: list[str]) -> None:
+    name = names[0].strip()
+    text = f"{before} {name} {after}"
+    flags = extract_flags(text, parties=tuple(names))
+    assert flags == extract_flags(text, parties=tuple(names))
+    assert flags.has_party or not name
+
+
 def test_generic_party_roles_apply_without_named_parties() -> None:
     assert extract_flags("The Licensee shall pay the Licensor.").has_party
     assert extract_flags("each of the Lenders").has_party
@@ -225,6 +242,14 @@ def test_flags_are_deterministic_and_never_crash(text: str) -> None:
     assert extract_flags(text) == extract_flags(text)
     assert extract_flags(text, defines=True).is_definition
     assert extract_flags(text, is_toc_entry=True).is_toc_entry
+
+
+@given(legal_text)
+@settings(max_examples=300, deadline=None)
+def test_long_texts_get_the_same_flags_as_short_ones(text: str) -> None:
+    # Long texts are scanned by substring search, short ones by one regex pass.
+    filler = "z " * 1100
+    assert extract_flags(f"{filler}{text} {filler}") == extract_flags(text)
 
 
 @given(legal_text)

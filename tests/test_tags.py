@@ -31,6 +31,9 @@ from pytest_legalbench.navindex.tags import TOPIC_VOCABULARY, jurisdiction, topi
     ("Governing Law. The laws of the Province of British Columbia apply to this Agreement.",
      "British Columbia"),
     ("This Agreement shall be governed by English law.", "England"),
+    ("THIS AGREEMENT IS GOVERNED BY THE LAWS OF THE PEOPLE'S REPUBLIC OF CHINA.",
+     "People's Republic of China"),
+    ("İ. This Agreement is governed by the laws of Japan.", "Japan"),
 ])
 def test_jurisdiction_from_the_governing_law_clause(text: str, place: str) -> None:
     assert jurisdiction(text) == place

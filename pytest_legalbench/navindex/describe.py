@@ -13,7 +13,7 @@ from pytest_legalbench.navindex.flags import find_inline_definitions
 
 ELLIPSIS = "…"
 
-_STOP_WORD_TEXT = """
+_FUNCTION_WORD_TEXT = """
 a about above after again against all also am among an and any are as at be because been
 before being below between both but by can could did do does doing down during each either
 else etc even ever every few for from further had has have having he her here hers him his
@@ -21,17 +21,21 @@ how however i if in into is it its itself just may me might more most must my ne
 not now of off on once one only or other others otherwise our ours out over own per same she
 should so some such than that the their theirs them then there these they this those through
 thus to too two under until up upon us very via was we were what when where whether which
-while who whom whose why will with within without would yet you your
-shall hereby herein hereof hereto hereunder hereafter heretofore thereof therein thereto
+while who whom whose why will with within without would yet you your shall
+"""
+_BOILERPLATE_TEXT = """
+hereby herein hereof hereto hereunder hereafter heretofore thereof therein thereto
 thereunder thereby therefor therefrom whereas whereby wherein whereof aforesaid said
 agreement agreements party parties section sections article articles clause clauses paragraph
 paragraphs subsection subsections provision provisions pursuant including include includes
 included limitation provided provide provides set forth following applicable accordance
 respect respective respectively time times term terms hereinafter extent made make makes
-shall deemed thereafter subject certain case cases manner means mean meaning defined
+deemed thereafter subject certain case cases manner means mean meaning defined
 """
+#: Words that never start or end a capitalised term ("The Borrower" is "borrower").
+FUNCTION_WORDS = frozenset(_FUNCTION_WORD_TEXT.split())
 #: Function words and contract boilerplate that never make a useful keyword.
-STOP_WORDS = frozenset(_STOP_WORD_TEXT.split())
+STOP_WORDS = FUNCTION_WORDS | frozenset(_BOILERPLATE_TEXT.split())
 
 # Lower-cased words of three letters or more.
 _WORD = re.compile(r"[a-z][a-z'’-]+[a-z]")
@@ -41,7 +45,7 @@ _CAPITALISED_RUN = re.compile(
     r"[A-Z](?<![\w'’-][A-Z])[A-Za-z'’-]*"
     r"(?:[ \t]+(?:(?:of|and|for|the|to|in|on)[ \t]+)?[A-Z][A-Za-z'’-]*)*"
 )
-_CONNECTORS = frozenset({"of", "and", "for", "the", "to", "in", "on"})
+
 
 def _roman(number: int) -> str:
     """Lower-case roman numeral of ``number`` (1-3999)."""
@@ -54,6 +58,7 @@ def _roman(number: int) -> str:
     return out
 
 
+_INNER_WORDS = frozenset({"of", "for"})
 # Clause labels ("(iii)", "(xiv)") are no keywords; real words like "mix" or "civil" stay.
 _NOT_KEYWORDS = STOP_WORDS | {_roman(n) for n in range(1, 60)}
 
@@ -109,16 +114,23 @@ def _word_counts(text: str) -> Counter[str]:
 
 
 def _phrase_counts(text: str) -> Counter[str]:
-    """Count capitalised multi-word terms of ``text``, lower-cased, stop words trimmed off."""
+    """Count capitalised multi-word terms of ``text``, lower-cased.
+
+    A run of capitals splits at function words, except the "of" and "for" inside a name
+    ("Change of Control"), so "The Borrower and Such Party" gives no term at all.
+    """
     counts: Counter[str] = Counter()
     for run, seen in Counter(_CAPITALISED_RUN.findall(text)).items():
-        words = run.lower().split()
-        while words and (words[0] in STOP_WORDS or words[0] in _CONNECTORS):
-            words.pop(0)
-        while words and (words[-1] in STOP_WORDS or words[-1] in _CONNECTORS):
-            words.pop()
-        if len(words) >= 2:
-            counts[" ".join(words)] += seen
+        term: list[str] = []
+        for word in [*run.lower().split(), "and"]:
+            if word not in FUNCTION_WORDS or (word in _INNER_WORDS and term):
+                term.append(word)
+                continue
+            while term and term[-1] in _INNER_WORDS:
+                term.pop()
+            if len(term) >= 2:
+                counts[" ".join(term)] += seen
+            term = []
     return counts
 
 

@@ -60,8 +60,10 @@ def _trie_pattern(literals: set[str]) -> str:
         branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
         if not branches:
             return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return body + ("?" if "" in node else "")
+        if "" in node:
+            # A literal ends here and longer ones go on: the continuation is optional as a whole.
+            return "(?:" + "|".join(branches) + ")?"
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
     return emit(trie)
 
@@ -82,13 +84,19 @@ class _Scanner:
     def __init__(self, cues: tuple[_Cue, ...]) -> None:
         self._flags = frozenset(cue.flag for cue in cues)
         self._cue_list = cues
-        literals = {trigger for cue in cues for trigger in cue.triggers}
-        # A literal that extends another must also answer for the shorter one's cues.
+        owners: dict[str, list[_Cue]] = {}
+        for cue in cues:
+            for trigger in cue.triggers:
+                owners.setdefault(trigger, []).append(cue)
+        # The trie reports the longest literal at a position, so a literal that extends another
+        # must also answer for the shorter one's cues.
         self._cues = {
-            literal: tuple(c for c in cues if any(literal.startswith(t) for t in c.triggers))
-            for literal in literals
+            literal: tuple(dict.fromkeys(
+                cue for end in range(1, len(literal) + 1) for cue in owners.get(literal[:end], ())
+            ))
+            for literal in owners
         }
-        self._trigger = re.compile(_trie_pattern(literals))
+        self._trigger = re.compile(_trie_pattern(set(owners)))
 
     def scan(self, text: str, found: set[str]) -> set[str]:
         """Add to ``found`` the flags whose cues fire on ``text``; flags already there are settled."""

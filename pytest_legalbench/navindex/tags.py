@@ -95,14 +95,24 @@ def _normalise_place(raw: str) -> str | None:
     if not place or place.lower() in _NOT_PLACES or place.endswith(("'s", "’s")):
         return None
     if place.isupper() and len(place) > 3:
-        place = place.title()
+        place = " ".join(_title_word(word) for word in place.split(" "))
     return _PLACE_ADJECTIVES.get(place, place)
+
+
+def _title_word(word: str) -> str:
+    """Title-case one word of a place written in capitals ("OF" -> "of"; "U.S.A." stays)."""
+    if "." in word:
+        return word
+    return word.lower() if word.lower() in ("of", "and") else word.capitalize()
 
 
 def _law_windows(text: str) -> list[tuple[int, int]]:
     """Merged spans around each "law": every governing-law pattern falls inside one."""
     windows: list[tuple[int, int]] = []
     lower = text.lower()
+    if len(lower) != len(text):
+        # Rare characters change length when lower-cased; positions would not line up.
+        return [(0, len(text))]
     at = lower.find("law")
     while at >= 0:
         start, end = max(at - _LAW_REACH, 0), min(at + _LAW_REACH, len(text))
