@@ -81,7 +81,7 @@ def main() -> int:
         print(json.dumps(result, indent=2))
     else:
         for key, value in result.items():
-            print(f"{key:28} {value}")
+            print(f"{key:40} {value}")
         print("(full build = outline, references, defined terms, flags, keywords, summaries "
               "and tags of every document, all held in memory)", file=sys.stderr)
     return 0

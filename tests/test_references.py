@@ -19,7 +19,8 @@ def _refs(text: str, instrument: object = BASE) -> list[tuple[tuple[str, ...], s
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("as set out in Section 2.01(b) hereof", [(("2.01(b)",), "self")]),
+        ("as set out in Section 2.01(b) hereof", [(("2.1(b)",), "self")]),
+        ("Sections 3.01 through 3.10", [(("3.1", "3.10"), "self")]),
         ("under Sections 2.1, 2.3 and 2.5(a)", [(("2.1", "2.3", "2.5(a)"), "self")]),
         ("see Section 2.1(b)(i) and (ii)", [(("2.1(b)(i)", "2.1(b)(ii)"), "self")]),
         ("see § 5 and clause 12.3(b)", [(("5",), "self"), (("12.3(b)",), "self")]),

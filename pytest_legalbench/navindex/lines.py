@@ -8,6 +8,15 @@ from dataclasses import dataclass
 from .markers import LIST_KINDS, Marker, classify
 
 _SOFT_BREAK = re.compile(r"[ \t]{3,}(?=\S)")
+# A paragraph run on after a sentence with one space: "...Section 2.5. 1.6 "Term" means".
+# Only multi-level numbers and spelled-out headings qualify; "(b)" or "5." mid-paragraph is
+# far more often an inline list or an amount than a lost line break.
+_RUN_ON = re.compile(
+    r"(?<=[.;:”\"])[ \t]+(?=\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?[ \t]+[\"“A-Z(]"
+    r"|(?:ARTICLE|SECTION)[ \t]+[\dIVX])"
+)
+#: Only lines this long are searched for run-on paragraphs.
+_RUN_ON_LINE = 400
 
 
 @dataclass(frozen=True)
@@ -26,7 +35,8 @@ def split_lines(text: str) -> list[Line]:
 
     Text converted from PDF often runs paragraphs together on one physical line with a run
     of spaces where the break was ("...herein.     Section 2.02 Scope."); such a run followed
-    by a heading, or by an enumeration after the end of a sentence, also starts a line.
+    by a heading, or by an enumeration after the end of a sentence, also starts a line, and
+    so does a numbered clause run on after a sentence in a long line.
     """
     lines: list[Line] = []
     for match in re.finditer(r"[^\n]+", text):
@@ -41,7 +51,12 @@ def split_lines(text: str) -> list[Line]:
 def _segments(raw: str, offset: int) -> list[tuple[int, int, Marker | None]]:
     lead = len(raw) - len(raw.lstrip())
     cuts = [(lead, classify(raw))]
-    for gap in _SOFT_BREAK.finditer(raw, lead):
+    gaps = list(_SOFT_BREAK.finditer(raw, lead))
+    if len(raw) > _RUN_ON_LINE:
+        gaps = sorted(gaps + list(_RUN_ON.finditer(raw, lead)), key=lambda gap: gap.start())
+    for gap in gaps:
+        if gap.end() <= cuts[-1][0]:
+            continue
         marker = classify(raw[gap.end():])
         if marker is None or marker.kind in ("whereas", "toc_heading"):
             continue

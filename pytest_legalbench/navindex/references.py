@@ -77,6 +77,15 @@ def _roman(numeral: str) -> int:
     return total
 
 
+def canonical_key(key: str) -> str:
+    """Write a numeric citation the way the outline keys it: "2.01(b)" is "2.1(b)"."""
+    match = re.match(r"\d+(?:\.\d+)*", key)
+    if match is None:
+        return key
+    number = ".".join(str(int(part)) for part in match.group(0).split("."))
+    return number + key[match.end():]
+
+
 def _expand(first: str, more: str) -> list[str]:
     keys = [first]
     for item in re.finditer(r"(?:,|and|or|through|to|-|–|—)\s*([^\s,]+)", more):
@@ -141,7 +150,8 @@ def find_references(text: str, instrument: Instrument) -> list[Reference]:
     """Return the explicit references in ``text`` in order of appearance."""
     found: list[tuple[int, int, str, tuple[str, ...]]] = []
     for match in _NUMBERED.finditer(text):
-        keys = tuple(_expand(match.group("first"), match.group("more") or ""))
+        expanded = _expand(match.group("first"), match.group("more") or "")
+        keys = tuple(canonical_key(key) for key in expanded)
         found.append((match.start(), match.end(), match.group(0).strip(), keys))
     for match in _ARTICLE.finditer(text):
         first = match.group("first")
