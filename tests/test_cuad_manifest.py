@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import os
 import unicodedata
 from pathlib import Path
 
@@ -33,15 +32,6 @@ from pytest_legalbench.ingest.manifest import load_manifest
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS = ["Filename", "Document Name", "Document Name-Answer", "Parties", "Parties-Answer",
            "Agreement Date", "Agreement Date-Answer"]
-
-
-def real_corpus_dir() -> Path:
-    chosen = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    folder = Path(chosen) if chosen else REPO.parent / "shared" / "corpus"
-    if not (folder / "cuad" / "contracts").is_dir():
-        pytest.fail(f"corpus mirror missing: {folder / 'cuad' / 'contracts'} "
-                    "(set LEGALBENCH_CORPUS_DIR)")
-    return folder
 
 
 def row(filename: str, title: str = "T", parties: str = "", date: str = "") -> ClauseRow:
@@ -261,8 +251,8 @@ def test_command_line_writes_and_reports(
 # --- the real corpus ----------------------------------------------------------------------
 
 @pytest.mark.corpus
-def test_committed_cuad_manifest_is_reproduced_from_the_mirror() -> None:
-    corpus = real_corpus_dir()
+def test_committed_cuad_manifest_is_reproduced_from_the_mirror(corpus_root: Path) -> None:
+    corpus = corpus_root
     manifest, report = generate_cuad_manifest(corpus)
     committed = REPO / "corpus" / "cuad.yaml"
     assert render_manifest(manifest).encode("utf-8") == committed.read_bytes(), (

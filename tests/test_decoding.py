@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import os
 from pathlib import Path
 
 import pytest
@@ -225,17 +224,9 @@ def test_unreadable_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert str(path) in str(info.value)
 
 
-def _corpus_dir() -> Path:
-    default = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-    root = Path(os.environ.get("LEGALBENCH_CORPUS_DIR") or default)
-    if not root.is_dir():
-        pytest.fail(f"corpus mirror not found at {root}; set LEGALBENCH_CORPUS_DIR")
-    return root
-
-
 @pytest.mark.corpus
-def test_every_mirrored_transaction_text_decodes_cleanly() -> None:
-    paths = sorted((_corpus_dir() / "transactions").glob("*/*.txt"))
+def test_every_mirrored_transaction_text_decodes_cleanly(corpus_root: Path) -> None:
+    paths = sorted((corpus_root / "transactions").glob("*/*.txt"))
     assert len(paths) >= 10
     for path in paths:
         decoded = read_document(path)

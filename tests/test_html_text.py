@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import os
 import re
 from pathlib import Path
 
@@ -144,14 +143,6 @@ def test_text_only_content_keeps_its_words_and_gains_no_markup(
     assert "".join(result.split()) == "".join("".join(text for _, text, _ in parts).split())
 
 
-def _corpus_dir() -> Path:
-    default = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
-    root = Path(os.environ.get("LEGALBENCH_CORPUS_DIR") or default)
-    if not root.is_dir():
-        pytest.fail(f"corpus mirror not found at {root}; set LEGALBENCH_CORPUS_DIR")
-    return root
-
-
 _EXHIBITS = {
     "stonepoint_d406704dex101.htm": (
         "stonepoint/01_second_amendment.txt",
@@ -161,13 +152,13 @@ _EXHIBITS = {
 }
 
 
-def _exhibit_text(file_name: str) -> str:
-    path = _corpus_dir() / "transactions" / "_html" / file_name
+def _exhibit_text(corpus_root: Path, file_name: str) -> str:
+    path = corpus_root / "transactions" / "_html" / file_name
     return read_document(path).text
 
 
-def _mirror_lines(relative_paths: tuple[str, ...]) -> list[str]:
-    root = _corpus_dir() / "transactions"
+def _mirror_lines(corpus_root: Path, relative_paths: tuple[str, ...]) -> list[str]:
+    root = corpus_root / "transactions"
     lines: list[str] = []
     for relative in relative_paths:
         text = (root / relative).read_text(encoding="utf-8")
@@ -177,19 +168,19 @@ def _mirror_lines(relative_paths: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("file_name", sorted(_EXHIBITS))
-def test_real_exhibit_matches_the_mirror_text(file_name: str) -> None:
-    text = _exhibit_text(file_name)
+def test_real_exhibit_matches_the_mirror_text(corpus_root: Path, file_name: str) -> None:
+    text = _exhibit_text(corpus_root, file_name)
     _assert_layout(text)
     assert not _TAG.search(text), _TAG.search(text)
     mine = set(text.split("\n"))
-    mirror = _mirror_lines(_EXHIBITS[file_name])
+    mirror = _mirror_lines(corpus_root, _EXHIBITS[file_name])
     share = sum(line in mine for line in mirror) / len(mirror)
     assert share >= 0.95, f"{file_name}: only {share:.1%} of the mirror's lines reproduced"
 
 
 @pytest.mark.corpus
-def test_stonepoint_exhibit_keeps_headings_and_table_rows() -> None:
-    lines = _exhibit_text("stonepoint_d406704dex101.htm").split("\n")
+def test_stonepoint_exhibit_keeps_headings_and_table_rows(corpus_root: Path) -> None:
+    lines = _exhibit_text(corpus_root, "stonepoint_d406704dex101.htm").split("\n")
     assert sum(line.startswith("ARTICLE ") for line in lines) >= 10
     assert any(line.startswith("Section 2.1 The Commitment") for line in lines)
     # The table of contents: section number, title and page on one row.
@@ -198,8 +189,8 @@ def test_stonepoint_exhibit_keeps_headings_and_table_rows() -> None:
 
 
 @pytest.mark.corpus
-def test_guerrilla_exhibit_keeps_articles_and_sections() -> None:
-    lines = _exhibit_text("guerrilla_ex_453028.htm").split("\n")
+def test_guerrilla_exhibit_keeps_articles_and_sections(corpus_root: Path) -> None:
+    lines = _exhibit_text(corpus_root, "guerrilla_ex_453028.htm").split("\n")
     for heading in ("ARTICLE I.", "ARTICLE II.", "ARTICLE III.", "ARTICLE IV.", "ARTICLE V."):
         assert heading in lines
     assert any(line.startswith("1.1 Definitions.") for line in lines)

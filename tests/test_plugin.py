@@ -11,6 +11,12 @@ import pytest
 pytest_plugins = ("pytester",)
 
 
+@pytest.fixture(autouse=True)
+def absolute_corpus_setting(monkeypatch: pytest.MonkeyPatch, corpus_root: Path) -> None:
+    """pytester runs in a temp dir, where a relative $LEGALBENCH_CORPUS_DIR would not resolve."""
+    monkeypatch.setenv("LEGALBENCH_CORPUS_DIR", str(corpus_root))
+
+
 @pytest.fixture
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("legalbench-cache")
@@ -34,7 +40,8 @@ def test_bad_values_fail_at_startup(pytester: pytest.Pytester) -> None:
 
 
 def test_ini_keys_configure_the_session(pytester: pytest.Pytester, corpus_root: Path,
-                                        cache: Path) -> None:
+                                        cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LEGALBENCH_CORPUS_DIR")  # the environment would win over the ini file
     pytester.makeini(f"[pytest]\nlegalbench_profile = transactions\n"
                      f"legalbench_corpus_dir = {corpus_root}\nlegalbench_cache_dir = {cache}\n")
     pytester.makepyfile("""

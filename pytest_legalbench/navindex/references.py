@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .markers import roman_value
+
 # "Section 2.1(b)(i)", "Sections 2.1 and 2.3", "clause 12.3(b)", "§ 5", "Paragraph 2(a)",
 # "Article VII", "Schedule 2", "Exhibit A", "Annex B-1".
 _NUMBERED = re.compile(
@@ -65,16 +67,6 @@ class Instrument:
     """Names of the amended instrument."""
     has_parent: bool = False
     """Whether the document amends or supplements another instrument of the corpus."""
-
-
-def _roman(numeral: str) -> int:
-    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-    total = 0
-    for index, char in enumerate(numeral):
-        value = values[char]
-        following = values[numeral[index + 1]] if index + 1 < len(numeral) else 0
-        total += -value if value < following else value
-    return total
 
 
 def canonical_key(key: str) -> str:
@@ -155,7 +147,9 @@ def find_references(text: str, instrument: Instrument) -> list[Reference]:
         found.append((match.start(), match.end(), match.group(0).strip(), keys))
     for match in _ARTICLE.finditer(text):
         first = match.group("first")
-        value = int(first) if first.isdigit() else _roman(first)
+        value = int(first) if first.isdigit() else roman_value(first)
+        if value is None:
+            continue
         found.append((match.start(), match.end(), match.group(0), (f"article:{value}",)))
     for match in _ATTACHMENT.finditer(text):
         word, first = match.group("word").lower(), match.group("first")
