@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..ingest.document import Document
+from .defined_terms import find_inline_definitions
 from .describe import keywords, summarise
 from .draft import Draft, Outline
-from .flags import extract_flags, find_inline_definitions
+from .flags import extract_flags
 from .node import DocumentIndex, DocumentTags, Flags, Node
 from .outline import build_outline
 from .references import Instrument, Reference, find_references, instrument_names

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from itertools import groupby
 from operator import itemgetter
 
-from pytest_legalbench.navindex.flags import find_inline_definitions
+from pytest_legalbench.navindex.defined_terms import find_inline_definitions
 
 ELLIPSIS = "…"
 

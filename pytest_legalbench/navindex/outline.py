@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .defined_terms import definition_head
 from .draft import Draft, Outline, add_lead_ins, close_spans, document_order
-from .flags import definition_head
 from .lines import Line, split_lines
 from .markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, split_title
 from .toc import TocRegion, find_toc_regions
