@@ -8,7 +8,7 @@ import pytest
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.build import build_corpus
-from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.navindex.node import NODE_KINDS, DocumentIndex, Node
 from pytest_legalbench.navindex.statistics import corpus_stats, document_stats
 
 BASE_TEXT = """SUPPLY AGREEMENT
@@ -141,3 +141,7 @@ def test_statistics_of_the_small_corpus(built: tuple[DocumentIndex, ...]) -> Non
     assert total["documents"] == 2
     assert total["xrefs_found"] == stats[0].xrefs_found + stats[1].xrefs_found
     assert total["index_tokens_optimised"] < total["index_tokens"]
+
+
+def test_every_node_kind_is_a_documented_kind(built: tuple[DocumentIndex, ...]) -> None:
+    assert {n.kind for index in built for n in index.nodes} <= set(NODE_KINDS)

@@ -8,6 +8,7 @@ import pytest
 
 from pytest_legalbench.corpus_index import Selection, load_documents
 from pytest_legalbench.navindex.build import build_corpus
+from pytest_legalbench.navindex.node import NODE_KINDS
 from pytest_legalbench.navindex.statistics import corpus_stats, document_stats
 
 
@@ -21,6 +22,7 @@ def test_every_cuad_contract_builds_with_its_invariants(corpus_root: Path,
         ids = [n.node_id for n in index.nodes]
         assert len(ids) == len(set(ids)), document.doc_id
         for node in index.nodes:
+            assert node.kind in NODE_KINDS, node.node_id
             if node.is_leaf:
                 assert node.text == document.text[node.start:node.end], node.node_id
         entry = document_stats(index, document.text)

@@ -78,7 +78,7 @@ def _path(draft: Draft) -> list[str]:
 def test_hierarchy_follows_the_numbering() -> None:
     nodes = _by_local(build_outline(CREDIT).drafts)
     assert _path(nodes["2.1(b)(ii)"]) == ["root", "art-2", "2.1", "2.1(b)", "2.1(b)(ii)"]
-    assert nodes["2.1(b)(ii)"].kind == "paren_roman"
+    assert (nodes["2.1(b)(ii)"].kind, nodes["2.1(b)(ii)"].stack_key) == ("subclause", "paren_roman")
     assert nodes["2.1(c)"].parent is nodes["2.1"]
     assert nodes["art-1"].title == "DEFINITIONS"
     assert nodes["1.1"].title == "Defined Terms"
@@ -135,16 +135,16 @@ def test_enumerated_lists_inside_sections_do_not_become_sections() -> None:
     text = ("Section 1. Scope. The services are:\n1. Consulting;\n2. Training.\n\n"
             "Section 2. Price. The price is fixed.\n")
     nodes = _by_local(build_outline(text).drafts)
-    assert nodes["1(1)"].kind == "num_list" and nodes["1(1)"].parent is nodes["1"]
+    assert nodes["1(1)"].stack_key == "num_list" and nodes["1(1)"].parent is nodes["1"]
     assert nodes["2"].parent is nodes["root"]
 
 
 def test_roman_and_letter_readings_follow_the_sequence() -> None:
     text = "\n".join(f"({c}) item {c}." for c in "abcdefghij") + "\n"
     nodes = build_outline(text).drafts
-    assert [d.kind for d in nodes if d.kind.startswith("paren")] == ["paren_lower"] * 10
+    assert [d.stack_key for d in nodes if d.kind == "subclause"] == ["paren_lower"] * 10
     text = "(a) First.\n(i) one;\n(ii) two;\n(b) Second.\n"
-    kinds = {d.label: d.kind for d in build_outline(text).drafts if d.kind != "lead_in"}
+    kinds = {d.label: d.stack_key for d in build_outline(text).drafts if d.kind != "lead_in"}
     assert kinds == {"(a)": "paren_lower", "(i)": "paren_roman", "(ii)": "paren_roman",
                      "(b)": "paren_lower", "": "document"}
 

@@ -27,6 +27,8 @@ _QUOTED_OPENING = re.compile(r"[“\"]([^”\"\n]{1,80})[”\"]")
 
 
 class _Builder:
+    """The open path from the root to the current provision, and every draft made so far."""
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.root = Draft("document", "document", -1, "", (), "", 0, len(text), local_id="root")
@@ -50,7 +52,8 @@ class _Builder:
         self.ids[local] = seen + 1
         return local if seen == 0 else f"{local}_{seen + 1}"
 
-    def pop_while(self, keep: int) -> None:
+    def truncate(self, keep: int) -> None:
+        """Close every open draft below the first ``keep`` of the open path."""
         del self.stack[keep:]
 
     # -- structural headings ------------------------------------------------------------
@@ -97,13 +100,14 @@ class _Builder:
                 last = open_item.number[0]
                 if not (last < number[0] <= last + _MAX_SKIP or number[0] == 1):
                     return None
-                self.pop_while(depth)
+                self.truncate(depth)
                 break
         else:
             if number[0] > _MAX_SKIP:
                 return None
         parent = self.stack[-1]
-        draft = Draft(kind, kind, _LIST_RANK, marker.label, number, marker.title, start)
+        # The enumeration style ("paren_roman") only steers nesting; the node is a sub-clause.
+        draft = Draft("subclause", kind, _LIST_RANK, marker.label, number, marker.title, start)
         token = re.sub(r"[^A-Za-z0-9]", "", marker.label)
         draft.local_id = f"{parent.local_id}({token})" if parent is not self.root else f"({token})"
         if parent.full_reference:
@@ -157,7 +161,7 @@ def build_outline(text: str) -> Outline:
 
 
 def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
-    builder.pop_while(1)
+    builder.truncate(1)
     container = Draft("toc", "toc", 0, "", (), "Table of Contents", lines[region.first].start,
                       local_id="toc")
     builder.open(container, builder.root)
@@ -169,10 +173,10 @@ def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
         entry = Draft("toc_entry", "toc_entry", _LIST_RANK, line.marker.label, line.marker.number,
                       line.marker.title, line.start, local_id="toc-entry",
                       full_reference=_names(line.marker)[1], is_toc_entry=True)
-        builder.pop_while(2)
+        builder.truncate(2)
         builder.open(entry, container)
     container.end = lines[region.last].end
-    builder.pop_while(1)
+    builder.truncate(1)
 
 
 def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
@@ -182,7 +186,7 @@ def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
     if marker is None or marker.kind in LIST_KINDS:
         body = line.text if marker is None else line.text[len(marker.label):].lstrip(" \t|")
         head = definition_head(body) or (_quoted_opening(body) if _in_definitions(builder) else None)
-    if marker is not None and marker.kind not in ("toc_heading", "whereas") or head is not None:
+    if (marker is not None and marker.kind not in ("toc_heading", "whereas")) or head is not None:
         draft = _open_marker(builder, lines, index, marker, head)
         if draft is not None:
             builder.accepted += 1
@@ -236,8 +240,8 @@ def _open_marker(builder: _Builder, lines: list[Line], index: int, marker: Marke
             return None
         reference = _level_reference(marker.number, marker.label)
         draft = builder.place_structural(
-            marker, line.start, 1 + depth, f"level{depth}", kind="section" if depth <= 2 else "clause",
-            local_id=reference, reference=reference)
+            marker, line.start, 1 + depth, f"level{depth}",
+            kind="section" if depth <= 2 else "clause", local_id=reference, reference=reference)
         draft.style = style
     else:
         local_id, reference = _names(marker)
@@ -285,11 +289,11 @@ def _paragraph_outline(text: str, lines: list[Line], regions: list[TocRegion]) -
         if len(line.text) <= 80 and _UPPER_HEADING.match(line.text):
             heading = Draft("section", "heading", 1, "", (), line.text.strip().rstrip(":."),
                             line.start, local_id=f"h-{_slug(line.text)}")
-            builder.pop_while(1)
+            builder.truncate(1)
             builder.open(heading, builder.root)
             continue
         parent = heading or builder.root
-        builder.pop_while(2 if heading is not None else 1)
+        builder.truncate(2 if heading is not None else 1)
         builder.open(Draft("paragraph", "paragraph", 2, "", (), split_title(line.text),
                            line.start, local_id=f"p{len(builder.order)}"), parent)
     return builder
