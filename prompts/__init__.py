@@ -1,1 +1,1 @@
-"""Prompt templates, shipped inside the package as ``pytest_legalbench.prompts``."""
+"""Prompt templates, shipped inside the package as ``pytest_legalbench.prompt_templates``."""

@@ -13,10 +13,12 @@ from . import __version__
 from .corpus_index import Selection, build_indexes, load_documents
 from .ingest.document import CorpusError, Document
 from .ingest.loading import describe_inference
+from .inject import DEFAULT_CONTEXT_WINDOW
 from .locations import CORPUS_ENV, DEFAULT_PROFILE, cache_dir, corpus_dir
 from .navindex.schema import DEFAULT_RUNG, RUNGS
 from .navindex.statistics import attention_lines, corpus_stats, document_stats
 from .navindex.store import save_document
+from .settings import BACKENDS, DEFAULT_ANSWER_MODEL
 from .tokens import TOKEN_ESTIMATE
 
 
@@ -46,6 +48,20 @@ def build_parser() -> argparse.ArgumentParser:
     stats = commands.add_parser("stats", help="print index statistics per document and in total")
     _selectors(stats)
     stats.add_argument("--json", action="store_true", help="print the statistics as JSON only")
+    ask = commands.add_parser("ask", help="answer one question and print the ledger and cost")
+    _selectors(ask)
+    ask.add_argument("question", help="the question, in quotes")
+    ask.add_argument("--mode", default="inject", help="retrieval mode (default: %(default)s)")
+    ask.add_argument("--backend", choices=BACKENDS,
+                     help="'reference' (embedded, no key) or 'anthropic'; default: anthropic "
+                          "when ANTHROPIC_API_KEY is set, else reference")
+    ask.add_argument("--base-url", help="Messages-API server (default: $ANTHROPIC_BASE_URL)")
+    ask.add_argument("--model", default=DEFAULT_ANSWER_MODEL,
+                     help="answering model (default: %(default)s)")
+    ask.add_argument("--context-window", type=int, default=DEFAULT_CONTEXT_WINDOW,
+                     help="context window in tokens (default: %(default)s)")
+    ask.add_argument("--price-card", type=Path, help="price card JSON (default: packaged card)")
+    ask.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -130,6 +146,29 @@ def _print_table(report: dict[str, object]) -> None:
           f"rung {report['rung']}, tokens estimated as {TOKEN_ESTIMATE}")
 
 
+def _ask(args: argparse.Namespace, progress: _Progress) -> int:
+    from .ask import AskRequest, UnavailableMode, ask, report_json, report_lines
+    from .client import BackendConfigError, ModelCallError
+    from .inject import DoesNotFit
+    from .pricing import load_price_card
+
+    card = load_price_card(args.price_card)
+    _, documents = _load(args, progress)
+    request = AskRequest(question=args.question, mode=args.mode, model=args.model,
+                         backend=args.backend, base_url=args.base_url,
+                         context_window=args.context_window, price_card=args.price_card)
+    try:
+        completion, ledger, config = ask(request, documents)
+    except (DoesNotFit, BackendConfigError, ModelCallError, UnavailableMode) as error:
+        print(f"legalbench: error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(report_json(completion, ledger, config, card))
+    else:
+        print("\n".join(report_lines(completion, ledger, config, card)))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``legalbench`` command line; return its exit status."""
     args = build_parser().parse_args(argv)
@@ -137,6 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "index":
             return _index(args, progress)
+        if args.command == "ask":
+            return _ask(args, progress)
         return _stats(args, progress)
     except CorpusError as error:
         print(f"legalbench: error: {error}", file=sys.stderr)

@@ -36,4 +36,4 @@ def manifests_dir() -> Path:
 
 def prompts_dir() -> Path:
     """Return the packaged folder of prompt templates (the repository's ``prompts/``)."""
-    return Path(str(resources.files("pytest_legalbench.prompts")))
+    return Path(str(resources.files("pytest_legalbench.prompt_templates")))

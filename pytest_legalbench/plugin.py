@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from .client import BackendConfigError, resolve_backend
 from .ingest.manifest import available_profiles
 from .settings import OPTIONS, Settings, SettingsError, resolve_settings
 
@@ -31,7 +32,9 @@ def pytest_configure(config: pytest.Config) -> None:
         ini["corpus_dir"] = str((config.rootpath / str(ini["corpus_dir"])).resolve())
     try:
         settings = resolve_settings(cli, ini, os.environ, profiles=available_profiles)
-    except SettingsError as error:
+        # Fails now, not at the first model call, when e.g. Claude is asked for without a key.
+        resolve_backend(settings.backend, os.environ)
+    except (SettingsError, BackendConfigError) as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
 

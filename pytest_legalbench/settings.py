@@ -8,6 +8,10 @@ from pathlib import Path
 
 from .locations import CACHE_ENV, CORPUS_ENV, DEFAULT_PROFILE, cache_dir
 
+#: The published study's answering and judging models.
+DEFAULT_ANSWER_MODEL = "claude-sonnet-4-6"
+DEFAULT_JUDGE_MODEL = "claude-opus-4-7"
+
 
 class SettingsError(ValueError):
     """A setting with a value the plugin cannot use; the message names the option."""
@@ -35,7 +39,19 @@ OPTIONS = (
            f"folder holding the corpus mirror (CI: ../shared/corpus). Env: ${CORPUS_ENV}"),
     Option("cache_dir", "--legalbench-cache-dir", CACHE_ENV,
            f"cache folder for built indexes and downloads. Env: ${CACHE_ENV}"),
+    Option("backend", "--legalbench-backend", "LEGALBENCH_BACKEND",
+           "model backend: 'reference' (embedded, deterministic, no key, no network) or "
+           "'anthropic' (Claude, or any Messages-API server with --legalbench-base-url). "
+           "Default: anthropic when ANTHROPIC_API_KEY is set, else reference"),
+    Option("base_url", "--legalbench-base-url", "ANTHROPIC_BASE_URL",
+           "base URL of a Messages-API server (vLLM, llama.cpp, LiteLLM). Env: $ANTHROPIC_BASE_URL"),
+    Option("answer_model", "--legalbench-answer-model", "LEGALBENCH_ANSWER_MODEL",
+           f"model answering the questions. Default: {DEFAULT_ANSWER_MODEL}"),
+    Option("judge_model", "--legalbench-judge-model", "LEGALBENCH_JUDGE_MODEL",
+           f"model judging the answers. Default: {DEFAULT_JUDGE_MODEL}"),
 )
+
+BACKENDS = ("reference", "anthropic")
 
 
 @dataclass(frozen=True)
@@ -45,12 +61,19 @@ class Settings:
     profile: str
     corpus_dir: Path | None
     cache_dir: Path
+    backend: str | None = None
+    """The backend asked for; None lets the key decide (see ``client.resolve_backend``)."""
+    base_url: str | None = None
+    answer_model: str = DEFAULT_ANSWER_MODEL
+    judge_model: str = DEFAULT_JUDGE_MODEL
 
     def to_dict(self) -> dict[str, str | None]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
         return {"profile": self.profile,
                 "corpus_dir": str(self.corpus_dir) if self.corpus_dir else None,
-                "cache_dir": str(self.cache_dir)}
+                "cache_dir": str(self.cache_dir), "backend": self.backend,
+                "base_url": self.base_url, "answer_model": self.answer_model,
+                "judge_model": self.judge_model}
 
 
 def resolve_settings(
@@ -77,4 +100,12 @@ def resolve_settings(
     corpus = Path(chosen["corpus_dir"]).expanduser() if chosen["corpus_dir"] else None
     if corpus is not None and not corpus.is_dir():
         raise SettingsError(f"--legalbench-corpus-dir={str(corpus)!r} is not a folder")
-    return Settings(profile=profile, corpus_dir=corpus, cache_dir=cache_dir(chosen["cache_dir"]))
+    backend = chosen["backend"]
+    if backend is not None and backend not in BACKENDS:
+        raise SettingsError(
+            f"--legalbench-backend={backend!r} is not a backend; choose from {', '.join(BACKENDS)}"
+        )
+    return Settings(profile=profile, corpus_dir=corpus, cache_dir=cache_dir(chosen["cache_dir"]),
+                    backend=backend, base_url=chosen["base_url"],
+                    answer_model=chosen["answer_model"] or DEFAULT_ANSWER_MODEL,
+                    judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL)

@@ -126,3 +126,40 @@ def test_the_default_profile_from_the_corpus_folder(corpus_root: Path, tmp_path:
     total = report["total"]
     assert isinstance(total, dict)
     assert total["documents"] == 10
+
+
+def test_ask_answers_through_the_reference_backend(deal: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q",
+                 "How much does the Client pay per month?"]) == 0
+    out = capsys.readouterr().out
+    assert "$1,000 per month" in out and "[msa]" in out
+    assert "backend: the embedded reference backend" in out
+    assert "inject.answer" in out and "total: token footprint" in out and "cost $" in out
+
+
+def test_ask_json_reports_usage_and_cost(deal: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--json",
+                 "Which law governs the agreement?"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["backend"] == "reference" and "Delaware" in report["answer"]
+    call, = report["calls"]
+    assert call["stage"] == "inject.answer" and call["backend"] == "reference"
+    assert report["total"]["cache_creation_input_tokens"] > 0
+    assert report["cost"]["total"] == call["cost"]["total"]
+
+
+def test_ask_refuses_what_cannot_run(deal: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--backend", "anthropic",
+                 "Q?"]) == 2
+    assert "ANTHROPIC_API_KEY is not set" in capsys.readouterr().err
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--mode", "navindex", "Q?"]) == 2
+    assert "--mode 'navindex' is not available yet" in capsys.readouterr().err
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--context-window", "100",
+                 "Q?"]) == 2
+    assert "inject does not fit" in capsys.readouterr().err

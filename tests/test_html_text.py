@@ -105,6 +105,10 @@ def test_uppercase_markup_and_crlf_line_endings() -> None:
     assert html_to_text(source) == "One two\n\nThree"
 
 
+def test_a_malformed_declaration_is_read_as_text() -> None:
+    assert html_to_text("<p>Fees <![0 apply</p>") == "Fees <![0 apply"
+
+
 def test_markup_without_text_yields_empty_string() -> None:
     assert html_to_text("<html><body><p>&nbsp;</p><table><tr><td></td></tr></table>") == ""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,9 +12,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_the_wheel_ships_manifests_and_prompts(tmp_path: Path) -> None:
-    # No build isolation: the venv's setuptools builds it, so nothing is downloaded.
+    # Built from a clean copy (a build/ folder left in the checkout would leak into the wheel),
+    # without build isolation: the venv's setuptools builds it, so nothing is downloaded.
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "*.egg-info", "__pycache__", ".*_cache", "tests"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "--quiet", "--wheel-dir", str(tmp_path / "dist"), str(REPO)],
+                    "--quiet", "--wheel-dir", str(tmp_path / "dist"), str(source)],
                    check=True, capture_output=True)
     wheel, = (tmp_path / "dist").glob("pytest_legalbench-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -21,8 +26,13 @@ def test_the_wheel_ships_manifests_and_prompts(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "site")
     assert {"pytest_legalbench/manifests/transactions.yaml",
             "pytest_legalbench/manifests/cuad.yaml",
-            "pytest_legalbench/prompts/README.md",
+            "pytest_legalbench/prompt_templates/README.md",
+            "pytest_legalbench/prompt_templates/answer_system.txt",
+            "pytest_legalbench/price_cards/default.json",
             "pytest_legalbench/py.typed"} <= names
+    # Every module of the package is in the wheel (a subpackage left off the list is not).
+    modules = {p.relative_to(REPO).as_posix() for p in (REPO / "pytest_legalbench").rglob("*.py")}
+    assert modules <= names, sorted(modules - names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         text = archive.read(entry_points).decode()

@@ -29,6 +29,8 @@ def test_help_lists_the_option_group(pytester: pytest.Pytester) -> None:
         "*--legalbench-profile=*",
         "*--legalbench-corpus-dir=*",
         "*--legalbench-cache-dir=*",
+        "*--legalbench-backend=*",
+        "*--legalbench-answer-model=*",
     ])
     result.stdout.fnmatch_lines(["*legalbench_profile*"])  # the ini keys
 
@@ -37,6 +39,15 @@ def test_bad_values_fail_at_startup(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--legalbench-profile=nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--legalbench-profile='nope' is not a known profile*"])
+
+
+def test_claude_without_a_key_fails_at_startup(pytester: pytest.Pytester,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    result = pytester.runpytest("--legalbench-backend=anthropic")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*backend 'anthropic' was requested but ANTHROPIC_API_KEY*"])
+    assert "Traceback" not in result.stderr.str()
 
 
 def test_ini_keys_configure_the_session(pytester: pytest.Pytester, corpus_root: Path,

@@ -40,7 +40,21 @@ def test_bad_values_name_the_option(tmp_path: Path) -> None:
 
 def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
     assert [o.ini for o in OPTIONS] == [
-        "legalbench_profile", "legalbench_corpus_dir", "legalbench_cache_dir"]
+        "legalbench_profile", "legalbench_corpus_dir", "legalbench_cache_dir",
+        "legalbench_backend", "legalbench_base_url", "legalbench_answer_model",
+        "legalbench_judge_model"]
+
+
+def test_backend_and_models(tmp_path: Path) -> None:
+    settings = resolve_settings({}, {}, {}, profiles=_profiles)
+    assert settings.backend is None
+    assert (settings.answer_model, settings.judge_model) == ("claude-sonnet-4-6", "claude-opus-4-7")
+    settings = resolve_settings({"backend": "anthropic", "judge_model": "m"}, {},
+                                {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, profiles=_profiles)
+    assert (settings.backend, settings.judge_model) == ("anthropic", "m")
+    assert settings.base_url == "http://127.0.0.1:9"
+    with pytest.raises(SettingsError, match="--legalbench-backend='openai' is not a backend"):
+        resolve_settings({"backend": "openai"}, {}, {}, profiles=_profiles)
 
 
 def test_settings_travel_as_plain_builtins(tmp_path: Path) -> None:

@@ -193,6 +193,16 @@ class _TextCollector(HTMLParser):
 
 def html_to_text(html: str) -> str:
     """Return the visible text of ``html``: blocks separated by one blank line."""
+    source = html.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        return _collect(source)
+    except AssertionError:
+        # The standard parser asserts on some malformed declarations ("<![0"); such a
+        # fragment is not markup, so it is read as text instead of failing the document.
+        return _collect(source.replace("<!", "&lt;!"))
+
+
+def _collect(source: str) -> str:
     collector = _TextCollector()
-    collector.feed(html.replace("\r\n", "\n").replace("\r", "\n"))
+    collector.feed(source)
     return collector.finish()

@@ -1,0 +1,191 @@
+"""The record of every model call: its stage, model, token usage and latency."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+#: The four usage counts, under the names the Messages API reports them.
+USAGE_FIELDS = (
+    "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens",
+)
+
+_CALL_FIELDS = frozenset(
+    {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid"})
+
+
+class LedgerFormatError(ValueError):
+    """A usage or call record read from a dict is malformed; the message names the field."""
+
+
+def _count(data: Mapping[str, object], name: str) -> int:
+    value = data.get(name)
+    if value is None:
+        # The SDK reports absent cache counts as None: nothing was written or read.
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise LedgerFormatError(f"usage field {name!r} must be a non-negative integer, "
+                                f"got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one call or a sum of calls; all counts are non-negative integers."""
+
+    input_tokens: int = 0
+    """Uncached input."""
+    cache_creation_input_tokens: int = 0
+    """Input written to the prompt cache."""
+    cache_read_input_tokens: int = 0
+    """Input read from the prompt cache."""
+    output_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        for name in USAGE_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise LedgerFormatError(f"usage field {name!r} must be a non-negative "
+                                        f"integer, got {value!r}")
+
+    def __add__(self, other: Usage) -> Usage:
+        """Return the field-wise sum of two usages."""
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(*(getattr(self, n) + getattr(other, n) for n in USAGE_FIELDS))
+
+    @property
+    def footprint(self) -> int:
+        """All input attended: uncached input + cache write + cache read."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        """Return the four counts under their Messages API names."""
+        return {name: getattr(self, name) for name in USAGE_FIELDS}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Usage:
+        """Read the four counts; None or absent means 0, other keys (SDK extras) are ignored."""
+        if not isinstance(data, Mapping):
+            raise LedgerFormatError(f"usage must be a mapping, got {type(data).__name__}")
+        return cls(*(_count(data, name) for name in USAGE_FIELDS))
+
+
+def sum_usage(usages: Iterable[Usage]) -> Usage:
+    """Return the sum of ``usages``; the empty sum is the zero usage."""
+    total = Usage()
+    for usage in usages:
+        total = total + usage
+    return total
+
+
+def _text(data: Mapping[str, object], name: str, *, optional: bool = False) -> str | None:
+    value = data.get(name)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value:
+        raise LedgerFormatError(f"call field {name!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call as the ledger records it."""
+
+    stage: str
+    """What the call was for: ``inject.answer``, ``navindex.scan``, ``judge.forward``, ..."""
+    model: str
+    """The model the response reports."""
+    usage: Usage
+    latency_s: float
+    backend: str
+    """``reference`` or ``anthropic``."""
+    question_id: str | None = None
+    valid: bool = True
+    """False when a structured output did not conform and was recorded as invalid."""
+
+    def __post_init__(self) -> None:
+        for name in ("stage", "model", "backend"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise LedgerFormatError(f"call field {name!r} must be a non-empty string, "
+                                        f"got {value!r}")
+        if self.question_id is not None and (not isinstance(self.question_id, str)
+                                             or not self.question_id):
+            raise LedgerFormatError(f"call field 'question_id' must be None or a non-empty "
+                                    f"string, got {self.question_id!r}")
+        latency = self.latency_s
+        if (isinstance(latency, bool) or not isinstance(latency, (int, float))
+                or not math.isfinite(latency) or latency < 0):
+            raise LedgerFormatError(f"call field 'latency_s' must be a finite number >= 0, "
+                                    f"got {latency!r}")
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the call as plain builtins (JSON- and YAML-safe)."""
+        return {
+            "stage": self.stage, "model": self.model, "usage": self.usage.to_dict(),
+            "latency_s": float(self.latency_s), "backend": self.backend,
+            "question_id": self.question_id, "valid": self.valid,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Call:
+        """Read a call written by :meth:`to_dict`; unknown or malformed fields are errors."""
+        if not isinstance(data, Mapping):
+            raise LedgerFormatError(f"call must be a mapping, got {type(data).__name__}")
+        unknown = sorted(set(map(str, data)) - _CALL_FIELDS)
+        if unknown:
+            raise LedgerFormatError(f"call has unknown field(s): {', '.join(unknown)}")
+        usage = data.get("usage")
+        if not isinstance(usage, Mapping):
+            raise LedgerFormatError(f"call field 'usage' must be a mapping, got {usage!r}")
+        latency = data.get("latency_s")
+        if isinstance(latency, bool) or not isinstance(latency, (int, float)):
+            raise LedgerFormatError(f"call field 'latency_s' must be a number, got {latency!r}")
+        valid = data.get("valid", True)
+        if not isinstance(valid, bool):
+            raise LedgerFormatError(f"call field 'valid' must be a boolean, got {valid!r}")
+        return cls(
+            stage=str(_text(data, "stage")), model=str(_text(data, "model")),
+            usage=Usage.from_dict(usage), latency_s=float(latency),
+            backend=str(_text(data, "backend")),
+            question_id=_text(data, "question_id", optional=True), valid=valid,
+        )
+
+
+class Ledger:
+    """An append-only, thread-safe list of calls."""
+
+    def __init__(self, calls: Iterable[Call] = ()) -> None:
+        self._lock = threading.Lock()
+        self._calls: list[Call] = list(calls)
+
+    def record(self, call: Call) -> None:
+        """Append one call."""
+        if not isinstance(call, Call):
+            raise TypeError(f"a ledger records Call objects, got {type(call).__name__}")
+        with self._lock:
+            self._calls.append(call)
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """The calls recorded so far, in order of recording."""
+        with self._lock:
+            return tuple(self._calls)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._calls)
+
+    def total(self) -> Usage:
+        """Return the usage of every call recorded so far."""
+        return sum_usage(call.usage for call in self.calls)
+
+    def by_stage(self) -> dict[str, Usage]:
+        """Return usage per stage, stages in order of first appearance."""
+        stages: dict[str, Usage] = {}
+        for call in self.calls:
+            stages[call.stage] = stages.get(call.stage, Usage()) + call.usage
+        return stages

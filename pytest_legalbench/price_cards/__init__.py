@@ -1,0 +1,1 @@
+"""Packaged price cards (JSON); ``default.json`` holds the SPEC §7 prices."""

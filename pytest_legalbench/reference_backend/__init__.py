@@ -1,0 +1,13 @@
+"""The embedded reference backend: a deterministic, model-free Messages API server.
+
+It answers extractively from the documents or provisions in a prompt, judges by key facts
+through the forced ``record_verdict`` tool, and emulates prompt-cache accounting, so the whole
+product runs with no API key and no network. Everything it writes says what it is.
+"""
+
+from __future__ import annotations
+
+from .identity import BACKEND_HEADER, BACKEND_NOTE, REFERENCE_MODEL
+from .server import ReferenceBackend
+
+__all__ = ["BACKEND_HEADER", "BACKEND_NOTE", "REFERENCE_MODEL", "ReferenceBackend"]

@@ -1,0 +1,75 @@
+"""What the backend says to a validated request: a text answer or a forced tool call."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
+
+from .answering import extractive_answer
+from .identity import BACKEND_NOTE, with_note
+from .judging import VERDICT_TOOL, verdict_input
+from .wire import MessagesRequest, invalid
+
+ToolHandler = Callable[[MessagesRequest], dict[str, object]]
+
+#: Forced tools the backend can serve, by name. The navindex scan joins with the retrieval issue.
+TOOL_HANDLERS: Mapping[str, ToolHandler] = {VERDICT_TOOL: verdict_input}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The content blocks of a response, why it stopped, and its output token count."""
+
+    content: tuple[dict[str, object], ...]
+    stop_reason: str
+    output_tokens: int
+
+
+def request_digest(path: str, body: bytes) -> str:
+    """A digest of the request, from which response ids are derived (same request, same id)."""
+    return hashlib.sha256(path.encode("utf-8") + b"\0" + body).hexdigest()[:24]
+
+
+def respond(request: MessagesRequest, digest: str) -> Reply:
+    """Answer ``request``: a forced tool when one is chosen, else an extractive text answer."""
+    tool = _chosen_tool(request)
+    if tool is None:
+        return _text_reply(extractive_answer(request), request.max_tokens)
+    data = TOOL_HANDLERS[tool](request)
+    if isinstance(data.get("reason"), str):
+        data["reason"] = with_note(str(data["reason"]))
+    block: dict[str, object] = {"type": "tool_use", "id": f"toolu_ref_{digest}",
+                                "name": tool, "input": data}
+    return Reply((block,), "tool_use", estimate_tokens(json.dumps(data, sort_keys=True)))
+
+
+def _chosen_tool(request: MessagesRequest) -> str | None:
+    served = ", ".join(sorted(TOOL_HANDLERS))
+    if request.tool_choice == "tool":
+        name = request.forced_tool or ""
+        if name not in TOOL_HANDLERS:
+            raise invalid(f"tool_choice.name: the reference backend cannot serve the forced tool "
+                          f"'{name}' (it serves: {served})")
+        return name
+    if request.tool_choice == "any":
+        usable = [name for name in request.tool_names if name in TOOL_HANDLERS]
+        if not usable:
+            raise invalid(f"tool_choice: none of the tools {list(request.tool_names)} can be "
+                          f"served by the reference backend (it serves: {served})")
+        return usable[0]
+    return None
+
+
+def _text_reply(answer: str, max_tokens: int | None) -> Reply:
+    text = with_note(answer)
+    stop_reason = "end_turn"
+    if max_tokens is not None and estimate_tokens(text) > max_tokens:
+        # Cut the answer, never the note: the output must still say where it came from.
+        room = max(0, max_tokens * CHARS_PER_TOKEN - len(BACKEND_NOTE) - 2)
+        text = with_note(answer[:room])
+        stop_reason = "max_tokens"
+    return Reply(({"type": "text", "text": text},), stop_reason, estimate_tokens(text))

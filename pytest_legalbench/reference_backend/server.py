@@ -1,0 +1,184 @@
+"""The reference backend's HTTP server on loopback, and its lifecycle.
+
+Connections are HTTP/1.0 (one request each), so no idle keep-alive connection can hold a
+worker thread open and ``stop()`` always finishes promptly.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from .cache import PromptCache
+from .identity import BACKEND_HEADER, REFERENCE_MODEL
+from .responder import request_digest, respond
+from .wire import MessagesRequest, WireError, error_body, invalid, message_body, parse_request
+
+if TYPE_CHECKING:
+    from typing import Self
+
+_MESSAGES = "/v1/messages"
+_COUNT_TOKENS = "/v1/messages/count_tokens"
+# How often the serving loop looks for a shutdown request: stop() waits at most this long.
+_POLL_S = 0.05
+#: Largest request body read, in bytes (the real API refuses bodies over 32 MB too).
+MAX_BODY_BYTES = 64 * 1024 * 1024
+
+
+class ReferenceBackend:
+    """A deterministic, model-free Messages API server on 127.0.0.1 (a context manager)."""
+
+    def __init__(self, context_window: int = 200_000, cache_ttl_s: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if context_window < 1:
+            raise ValueError(f"context_window must be at least 1, got {context_window}")
+        self.context_window = context_window
+        self.cache = PromptCache(cache_ttl_s, clock)
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is accepting requests."""
+        return self._server is not None
+
+    @property
+    def base_url(self) -> str:
+        """The URL to give the SDK as ``base_url``; only while running."""
+        if self._server is None:
+            raise RuntimeError("the reference backend is not running: call start() first")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> Self:
+        """Bind an ephemeral loopback port and serve in a background thread (no-op if running)."""
+        with self._lock:
+            if self._server is None:
+                server = _Server(("127.0.0.1", 0), _Handler)
+                server.backend = self
+                # Daemon threads are only a backstop: stop() shuts down and joins them.
+                self._thread = threading.Thread(
+                    target=server.serve_forever, kwargs={"poll_interval": _POLL_S},
+                    name="legalbench-reference-backend", daemon=True)
+                self._server = server
+                self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, join the thread and close the socket (idempotent)."""
+        with self._lock:
+            server, thread = self._server, self._thread
+            self._server = self._thread = None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if thread is not None:
+            thread.join()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
+
+    def handle(self, path: str, body: bytes) -> tuple[int, dict[str, object]]:
+        """Answer one POST to ``path``: the status and the JSON body of the response."""
+        try:
+            if path == _COUNT_TOKENS:
+                counted = parse_request(body, needs_max_tokens=False)
+                return 200, {"input_tokens": counted.input_tokens}
+            request = parse_request(body, needs_max_tokens=True)
+            self._check_window(request)
+            digest = request_digest(path, body)
+            reply = respond(request, digest)
+            usage = {**self.cache.usage(request), "output_tokens": reply.output_tokens}
+            return 200, message_body(message_id=f"msg_ref_{digest}", model=REFERENCE_MODEL,
+                                     content=reply.content, stop_reason=reply.stop_reason,
+                                     usage=usage)
+        except WireError as error:
+            return error.status, error_body(error.error_type, error.message)
+
+    def _check_window(self, request: MessagesRequest) -> None:
+        tokens = request.input_tokens
+        if tokens > self.context_window:
+            raise invalid(f"prompt is too long: {tokens} tokens > {self.context_window} maximum")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    backend: ReferenceBackend
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.0"
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path not in (_MESSAGES, _COUNT_TOKENS):
+            self._send(404, error_body("not_found_error", f"no such endpoint: POST {path}"))
+            return
+        length = self._length()
+        if length is None:
+            return
+        body = self.rfile.read(length)
+        try:
+            status, payload = self.server.backend.handle(path, body)
+        except Exception as error:  # noqa: BLE001 (a response, never a stack trace)
+            status, payload = 500, error_body(
+                "api_error", f"the reference backend failed on this request: "
+                             f"{type(error).__name__}: {error}")
+        self._send(status, payload)
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path in (_MESSAGES, _COUNT_TOKENS):
+            self._send(405, error_body("invalid_request_error", f"{path} accepts POST only"))
+        else:
+            self._send(404, error_body("not_found_error", f"no such endpoint: GET {path}"))
+
+    def _length(self) -> int | None:
+        raw = self.headers.get("Content-Length")
+        try:
+            length = int(raw) if raw is not None else -1
+        except ValueError:
+            length = -1
+        if length < 0:
+            self._send(400, error_body("invalid_request_error",
+                                       "a Content-Length header is required"))
+            return None
+        if length > MAX_BODY_BYTES:
+            self._discard(length)
+            self._send(413, error_body("request_too_large",
+                                       f"request body of {length} bytes exceeds "
+                                       f"{MAX_BODY_BYTES} bytes"))
+            return None
+        return length
+
+    def _discard(self, length: int) -> None:
+        """Read an unwanted body, so the client sees the error instead of a reset."""
+        while length > 0:
+            chunk = self.rfile.read(min(length, 1 << 20))
+            if not chunk:
+                return
+            length -= len(chunk)
+
+    def _send(self, status: int, payload: dict[str, object]) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        # No Date or Server header: the same request gets the same bytes.
+        self.send_response_only(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header(BACKEND_HEADER, "reference")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Stay quiet: a benchmark run makes thousands of requests."""

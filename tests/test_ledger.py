@@ -1,0 +1,126 @@
+"""Usage records add up; calls round-trip through plain dicts; the ledger is thread-safe."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_legalbench.ledger import Call, Ledger, LedgerFormatError, Usage, sum_usage
+
+counts = st.integers(min_value=0, max_value=10**9)
+usages = st.builds(Usage, counts, counts, counts, counts)
+stages = st.sampled_from(["inject.answer", "navindex.scan", "navindex.answer", "judge.forward"])
+calls = st.builds(Call, stage=stages, model=st.sampled_from(["m-a", "m-b"]), usage=usages,
+                  latency_s=st.floats(min_value=0, max_value=600, allow_nan=False),
+                  backend=st.sampled_from(["reference", "anthropic"]),
+                  question_id=st.none() | st.text(min_size=1, max_size=8),
+                  valid=st.booleans())
+
+
+def test_footprint_counts_every_input_attended_but_not_output() -> None:
+    usage = Usage(input_tokens=120, cache_creation_input_tokens=40_000,
+                  cache_read_input_tokens=3, output_tokens=900)
+    assert usage.footprint == 40_123
+
+
+def test_addition_is_field_wise() -> None:
+    total = Usage(1, 2, 3, 4) + Usage(10, 20, 30, 40)
+    assert total == Usage(11, 22, 33, 44)
+    assert sum_usage([]) == Usage()
+
+
+@given(usages, usages, usages)
+def test_usage_addition_is_associative_and_commutative(a: Usage, b: Usage, c: Usage) -> None:
+    assert (a + b) + c == a + (b + c)
+    assert a + b == b + a
+    assert a + Usage() == a == Usage() + a
+
+
+@given(usages)
+def test_footprint_is_uncached_plus_write_plus_read(usage: Usage) -> None:
+    assert usage.footprint == (usage.input_tokens + usage.cache_creation_input_tokens
+                               + usage.cache_read_input_tokens)
+
+
+@given(st.lists(calls, max_size=30))
+def test_ledger_total_and_stages_are_the_sum_of_calls(recorded: list[Call]) -> None:
+    ledger = Ledger()
+    for call in recorded:
+        ledger.record(call)
+    assert ledger.calls == tuple(recorded) and len(ledger) == len(recorded)
+    expected = Usage(*(sum(getattr(c.usage, name) for c in recorded)
+                       for name in ("input_tokens", "cache_creation_input_tokens",
+                                    "cache_read_input_tokens", "output_tokens")))
+    assert ledger.total() == expected
+    assert sum_usage(ledger.by_stage().values()) == expected
+    assert ledger.total().footprint == sum(c.usage.footprint for c in recorded)
+    assert list(ledger.by_stage()) == list(dict.fromkeys(c.stage for c in recorded))
+
+
+@given(calls)
+def test_a_call_round_trips_through_json(call: Call) -> None:
+    assert Call.from_dict(json.loads(json.dumps(call.to_dict()))) == call
+
+
+def test_usage_from_the_sdk_shape_treats_none_as_zero_and_ignores_extras() -> None:
+    sdk_usage = {"input_tokens": 17, "cache_creation_input_tokens": None,
+                 "cache_read_input_tokens": None, "output_tokens": 5,
+                 "server_tool_use": None, "service_tier": "standard",
+                 "cache_creation": {"ephemeral_5m_input_tokens": 0}}
+    assert Usage.from_dict(sdk_usage) == Usage(input_tokens=17, output_tokens=5)
+    assert Usage.from_dict({}) == Usage()
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "12", True])
+def test_a_bad_count_is_an_error_naming_the_field(bad: object) -> None:
+    with pytest.raises(LedgerFormatError, match="'cache_read_input_tokens'"):
+        Usage.from_dict({"cache_read_input_tokens": bad})
+    with pytest.raises(LedgerFormatError, match="'output_tokens'"):
+        Usage(output_tokens=bad)  # type: ignore[arg-type]
+
+
+def test_a_malformed_call_dict_names_the_field() -> None:
+    good = Call("inject.answer", "m", Usage(1, 0, 0, 1), 0.5, "reference", "q1").to_dict()
+    with pytest.raises(LedgerFormatError, match="unknown field.*latency_ms"):
+        Call.from_dict({**good, "latency_ms": 3})
+    with pytest.raises(LedgerFormatError, match="'stage'"):
+        Call.from_dict({**good, "stage": ""})
+    with pytest.raises(LedgerFormatError, match="'question_id'"):
+        Call.from_dict({**good, "question_id": ""})
+    with pytest.raises(LedgerFormatError, match="'question_id'"):
+        Call("s", "m", Usage(), 0.0, "reference", question_id="")
+    with pytest.raises(LedgerFormatError, match="'latency_s'"):
+        Call.from_dict({**good, "latency_s": -0.1})
+    with pytest.raises(LedgerFormatError, match="'valid'"):
+        Call.from_dict({**good, "valid": "yes"})
+    with pytest.raises(LedgerFormatError, match="'usage'"):
+        Call.from_dict({**good, "usage": None})
+    with pytest.raises(LedgerFormatError, match="must be a mapping"):
+        Call.from_dict(["not", "a", "dict"])  # type: ignore[arg-type]
+
+
+def test_the_ledger_records_only_calls() -> None:
+    with pytest.raises(TypeError, match="Usage"):
+        Ledger().record(Usage(1, 0, 0, 0))  # type: ignore[arg-type]
+
+
+def test_concurrent_recording_loses_nothing() -> None:
+    ledger = Ledger()
+    call = Call("navindex.scan", "m", Usage(3, 5, 7, 11), 0.01, "reference")
+
+    def record_many() -> None:
+        for _ in range(500):
+            ledger.record(call)
+
+    workers = [threading.Thread(target=record_many) for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(ledger) == 4000
+    assert ledger.total() == Usage(3 * 4000, 5 * 4000, 7 * 4000, 11 * 4000)
+    assert ledger.by_stage() == {"navindex.scan": ledger.total()}
