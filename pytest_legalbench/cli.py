@@ -114,6 +114,9 @@ def _stats(args: argparse.Namespace, progress: _Progress) -> int:
                             progress=progress)
     stats = [document_stats(i, d.text, args.rung) for i, d in zip(indexes, documents)]
     report = corpus_stats(stats, args.rung)
+    crossover, crossover_lines = _crossover(documents,
+                                            sum(s.index_tokens_optimised for s in stats))
+    report["crossover"] = crossover
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -121,7 +124,31 @@ def _stats(args: argparse.Namespace, progress: _Progress) -> int:
     print()
     for line in attention_lines(indexes, stats):
         print(line)
+    print()
+    for line in crossover_lines:
+        print(line)
     return 0
+
+
+def _crossover(documents: Sequence[Document],
+               index_tokens: int) -> tuple[dict[str, object], list[str]]:
+    """The caching break-even of SPEC §7 for this corpus, on the default price card."""
+    from .crossover import ceiling_lines, navigate_payload_ceiling, navindex_payload_ceiling
+    from .pricing import load_price_card
+    from .prompts import document_block
+    from .tokens import estimate_tokens
+
+    card = load_price_card()
+    corpus = estimate_tokens(document_block((d.doc_id, d.title, d.text) for d in documents))
+    navigate = navigate_payload_ceiling(corpus, card.prices)
+    navindex = navindex_payload_ceiling(corpus, index_tokens, card.prices)
+    lines = ceiling_lines(corpus, index_tokens, card.prices)
+    return {
+        "price_card": card.label, "corpus_tokens": corpus, "index_tokens": index_tokens,
+        "navigate_payload_ceiling": None if navigate is None else float(navigate),
+        "navindex_payload_ceiling": None if navindex is None else float(navindex),
+        "summary": " ".join(line.strip() for line in lines),
+    }, lines
 
 
 def _print_table(report: dict[str, object]) -> None:

@@ -176,3 +176,49 @@ def navindex_verdict(corpus_tokens: TokenAmount, index_tokens: TokenAmount,
                     f"index {_tokens(index)} + {_ratio_text(prices)} x payload {_tokens(payload)}",
                     warm_inject_cost(corpus_tokens, prices),
                     warm_navindex_cost(index, payload, prices))
+
+
+def navigate_payload_ceiling(corpus_tokens: TokenAmount, prices: Prices) -> Fraction | None:
+    """Return the largest payload ``C * p_r / p_in`` at which a navigate mode still ties inject.
+
+    The inverse of ``navigate_break_even`` for a measured corpus: a mode whose mean payload
+    stays below it is cheaper than cached inject at warm steady state. None when p_in = 0.
+    """
+    if prices.input == 0:
+        return None
+    ratio = Fraction(prices.cache_read) / Fraction(prices.input)
+    return _amount("corpus_tokens", corpus_tokens) * ratio
+
+
+def navindex_payload_ceiling(corpus_tokens: TokenAmount, index_tokens: TokenAmount,
+                             prices: Prices) -> Fraction | None:
+    """Return the largest provision payload ``(C - I) * p_r / p_in`` at which navindex ties.
+
+    Negative when the cached index alone costs more than the cached corpus: navindex then
+    loses at warm steady state whatever it fetches. None when p_in = 0.
+    """
+    if prices.input == 0:
+        return None
+    remaining = _amount("corpus_tokens", corpus_tokens) - _amount("index_tokens", index_tokens)
+    return remaining * Fraction(prices.cache_read) / Fraction(prices.input)
+
+
+def ceiling_lines(corpus_tokens: int, index_tokens: int, prices: Prices) -> list[str]:
+    """Say, for a measured corpus and index, what payloads beat cached inject (SPEC §7)."""
+    navigate = navigate_payload_ceiling(corpus_tokens, prices)
+    navindex = navindex_payload_ceiling(corpus_tokens, index_tokens, prices)
+    if navigate is None or navindex is None:
+        return ["crossover: input tokens are free on this price card; no break-even exists"]
+    first = (f"crossover at warm steady state (an input token costs {_ratio_text(prices)} cache "
+             f"reads): on this corpus of {corpus_tokens:,} tokens a navigate mode beats cached "
+             f"inject only with a payload under {_tokens(navigate)} tokens per question;")
+    lines = [first]
+    if navindex >= 0:
+        lines.append(f"  navindex, with its cached index of {index_tokens:,} tokens, only with "
+                     f"provisions under {_tokens(navindex)} tokens per question;")
+    else:
+        lines.append(f"  navindex cannot: its cached index ({index_tokens:,} tokens) already "
+                     f"costs more per question than the cached corpus;")
+    lines.append("  the 5-minute cache TTL voids this warm assumption for sessions spread "
+                 "over time (cold calls pay cache writes).")
+    return lines

@@ -163,3 +163,36 @@ def test_ask_refuses_what_cannot_run(deal: Path, capsys: pytest.CaptureFixture[s
     assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--context-window", "100",
                  "Q?"]) == 2
     assert "inject does not fit" in capsys.readouterr().err
+
+
+def test_stats_reports_the_caching_crossover(deal: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _stats(capsys, "--docs", str(deal), "--no-cache")
+    crossover = report["crossover"]
+    assert isinstance(crossover, dict)
+    # Default card: input costs ten cache reads, so the payload ceiling is a tenth of the corpus.
+    assert crossover["navigate_payload_ceiling"] == crossover["corpus_tokens"] / 10
+    assert crossover["index_tokens"] == report["total"]["index_tokens_optimised"]  # type: ignore[index]
+    assert "5-minute cache TTL" in str(crossover["summary"])
+
+
+def test_ask_with_a_key_goes_to_the_configured_messages_server(
+        deal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from fake_messages import FakeMessages, text_reply, usage
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
+    reply = text_reply("Client pays $1,000 per month. [msa] 2.1", model="claude-sonnet-4-6",
+                       usage_block=usage(12, 9, cache_write=300, cache_read=0))
+    with FakeMessages(reply) as server:
+        assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--json",
+                     "--base-url", server.base_url, "How much does the Client pay?"]) == 0
+        sent, = server.requests
+    report = json.loads(capsys.readouterr().out)
+    assert report["backend"] == "anthropic" and report["answer"].startswith("Client pays")
+    assert report["total"] == {"input_tokens": 12, "cache_creation_input_tokens": 300,
+                               "cache_read_input_tokens": 0, "output_tokens": 9}
+    # The corpus travels as the cached system block, the question in the user turn.
+    system = sent.body["system"]  # type: ignore[index]
+    assert system[1]["cache_control"] == {"type": "ephemeral"}
+    assert system[1]["text"].startswith("<documents>")
+    assert "How much does the Client pay?" in sent.body["messages"][0]["content"]  # type: ignore[index]
+    assert sent.headers["authorization"] == "Bearer sk-test-not-real"

@@ -11,10 +11,13 @@ from hypothesis import strategies as st
 
 from pytest_legalbench.crossover import (
     TIE,
+    ceiling_lines,
     input_to_cache_read_ratio,
     navigate_break_even,
+    navigate_payload_ceiling,
     navigate_verdict,
     navindex_break_even,
+    navindex_payload_ceiling,
     navindex_verdict,
     warm_inject_cost,
     warm_navigate_cost,
@@ -119,3 +122,28 @@ def test_bad_inputs_are_named(corpus: object, payload: object, mode: str,
                               error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         navigate_verdict(mode, corpus, payload, DEFAULT)  # type: ignore[arg-type]
+
+
+# --- payload ceilings for a measured corpus ------------------------------------------------
+
+
+def test_payload_ceilings_on_the_default_card() -> None:
+    prices = load_price_card().prices
+    assert navigate_payload_ceiling(161_810, prices) == Fraction(16_181)
+    assert navindex_payload_ceiling(161_810, 108_480, prices) == Fraction(5_333)
+    assert navindex_payload_ceiling(100, 200, prices) == Fraction(-10)
+    lines = ceiling_lines(161_810, 108_480, prices)
+    assert "payload under 16,181 tokens" in lines[0] and "provisions under 5,333 tokens" in lines[1]
+    assert "cannot" in ceiling_lines(100, 200, prices)[1]
+
+
+@given(st.integers(min_value=1, max_value=10**7), st.integers(min_value=0, max_value=10**7))
+def test_at_the_ceiling_the_warm_costs_are_equal(corpus: int, index: int) -> None:
+    prices = load_price_card().prices
+    ceiling = navigate_payload_ceiling(corpus, prices)
+    assert ceiling is not None
+    assert warm_navigate_cost(ceiling, prices) == warm_inject_cost(corpus, prices)
+    provisions = navindex_payload_ceiling(corpus, index, prices)
+    assert provisions is not None
+    if provisions >= 0:
+        assert warm_navindex_cost(index, provisions, prices) == warm_inject_cost(corpus, prices)
