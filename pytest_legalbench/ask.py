@@ -1,4 +1,4 @@
-"""``legalbench ask``: one question answered end to end, with its ledger and dollar cost."""
+"""``legalbench ask`` and ``retrieve``: a corpus, a backend and a mode, opened once per run."""
 
 from __future__ import annotations
 
@@ -12,29 +12,21 @@ from pathlib import Path
 
 from .client import ClientConfig, Completion, ModelClient, resolve_backend
 from .ingest.document import Document
-from .inject import answer_with_inject, inject_context
 from .ledger import Ledger
+from .modes.base import Corpus, Mode, ModeSettings, Retrieval
+from .modes.registry import build_mode, parse_mode
+from .navindex.node import DocumentIndex
 from .pricing import PriceCard, format_usd, price, price_calls
-
-#: Modes ``ask`` can run today; the retrieval modes arrive with their own issue.
-ASK_MODES = ("inject",)
-
-
-class UnavailableMode(ValueError):
-    """A mode ``ask`` cannot run (yet); the message lists the ones it can."""
 
 
 @dataclass(frozen=True)
-class AskRequest:
-    """What one ``ask`` run needs, already validated by the command line."""
+class QuerySession:
+    """A mode built on a corpus, with the client and ledger its calls go through."""
 
-    question: str
-    mode: str
-    model: str
-    backend: str | None
-    base_url: str | None
-    context_window: int
-    price_card: Path | None
+    mode: Mode
+    client: ModelClient
+    ledger: Ledger
+    config: ClientConfig
 
 
 @contextlib.contextmanager
@@ -49,53 +41,85 @@ def open_backend(config: ClientConfig, context_window: int) -> Iterator[ClientCo
         yield dataclasses.replace(config, base_url=backend.base_url, api_key="reference")
 
 
-def ask(request: AskRequest, documents: Sequence[Document]) -> tuple[Completion, Ledger, ClientConfig]:
-    """Answer the question over ``documents`` and return the answer, the ledger and the backend."""
-    if request.mode not in ASK_MODES:
-        raise UnavailableMode(f"--mode {request.mode!r} is not available yet; available: "
-                         f"{', '.join(ASK_MODES)}")
-    context = inject_context(documents, request.context_window)
-    config = resolve_backend(request.backend, os.environ)
-    if request.base_url:
-        config = dataclasses.replace(config, base_url=request.base_url)
+@contextlib.contextmanager
+def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex], *,
+                  mode: str, backend: str | None, base_url: str | None,
+                  settings: ModeSettings, cache_dir: os.PathLike[str] | None = None,
+                  ) -> Iterator[QuerySession]:
+    """Open the backend and client, and build ``mode`` once for every question of a run."""
+    config = resolve_backend(backend, os.environ)
+    if base_url:
+        config = dataclasses.replace(config, base_url=base_url)
+    corpus = Corpus(tuple(documents), tuple(indexes),
+                    None if cache_dir is None else Path(cache_dir))
     ledger = Ledger()
-    with open_backend(config, request.context_window) as live, ModelClient(live, ledger) as client:
-        completion = answer_with_inject(client, context, request.question, model=request.model)
-    return completion, ledger, config
+    with open_backend(config, settings.context_window) as live, \
+            ModelClient(live, ledger) as client:
+        yield QuerySession(build_mode(parse_mode(mode), corpus, settings, client), client,
+                           ledger, config)
 
 
-def report_lines(completion: Completion, ledger: Ledger, config: ClientConfig,
+def ask(session: QuerySession, question: str, model: str) -> tuple[Retrieval, Completion]:
+    """Retrieve for ``question`` with the session's mode, then answer from what was retrieved."""
+    from .modes.answering import answer
+
+    retrieval = session.mode.retrieve(question)
+    context = getattr(session.mode, "context", None)
+    return retrieval, answer(retrieval, question, session.client, model, inject_context=context)
+
+
+def retrieval_line(retrieval: Retrieval, question_id: str | None, question: str) -> str:
+    """One line of ``retrieve`` output: the contract later tools read."""
+    return json.dumps({
+        "id": question_id, "question": question, "mode": retrieval.mode,
+        "provisions": [p.to_dict() for p in retrieval.provisions],
+        "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
+        "dropped": dict(retrieval.dropped), "notes": list(retrieval.notes),
+    }, ensure_ascii=False)
+
+
+def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySession,
                  card: PriceCard) -> list[str]:
-    """The answer, who produced it, and every call with its tokens and dollars."""
-    lines = [completion.text.strip(), ""]
-    if config.backend == "reference":
+    """The answer, the provisions it read, who produced it, and every call's tokens and cost."""
+    summary = (f"mode {retrieval.mode}: {len(retrieval.provisions)} provisions, "
+               f"{retrieval.payload_tokens} payload tokens")
+    lines = [completion.text.strip(), "", summary]
+    lines.extend(f"  [{p.doc_id}] {p.clause or p.node_id}" for p in retrieval.provisions)
+    lines.extend(f"  note: {note}" for note in retrieval.notes)
+    lines.append("")
+    if session.config.backend == "reference":
         lines.append("backend: the embedded reference backend (extractive, no language model); "
                      "set ANTHROPIC_API_KEY or --backend anthropic for a real model")
     else:
-        lines.append(f"backend: anthropic ({config.base_url or 'api.anthropic.com'})")
+        lines.append(f"backend: anthropic ({session.config.base_url or 'api.anthropic.com'})")
     lines.append(f"{'stage':16} {'model':36} {'input':>8} {'cache wr':>9} {'cache rd':>9} "
                  f"{'output':>7} {'footprint':>9} {'dollars':>10}")
-    for call in ledger.calls:
+    for call in session.ledger.calls:
         usage = call.usage
         lines.append(
             f"{call.stage:16} {call.model[:36]:36} {usage.input_tokens:>8} "
             f"{usage.cache_creation_input_tokens:>9} {usage.cache_read_input_tokens:>9} "
             f"{usage.output_tokens:>7} {usage.footprint:>9} "
             f"{format_usd(price(usage, card, call.model).total):>10}")
-    total = ledger.total()
+    total = session.ledger.total()
     lines.append(f"total: token footprint {total.footprint}, output {total.output_tokens}, "
-                 f"cost {format_usd(price_calls(ledger.calls, card).total)} "
+                 f"cost {format_usd(price_calls(session.ledger.calls, card).total)} "
                  f"(price card {card.label})")
     return lines
 
 
-def report_json(completion: Completion, ledger: Ledger, config: ClientConfig,
+def report_json(retrieval: Retrieval, completion: Completion, session: QuerySession,
                 card: PriceCard) -> str:
-    """The same report as JSON: the answer, the backend and each call's usage and cost."""
+    """The same report as JSON: the answer, the provisions, and each call's usage and cost."""
+    calls = session.ledger.calls
     return json.dumps({
-        "answer": completion.text, "backend": config.backend, "model": completion.model,
+        "answer": completion.text, "backend": session.config.backend, "model": completion.model,
+        "mode": retrieval.mode,
+        "provisions": [{k: v for k, v in p.to_dict().items() if k != "text"}
+                       for p in retrieval.provisions],
+        "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
         "calls": [dict(call.to_dict(), cost=price(call.usage, card, call.model).to_dict())
-                  for call in ledger.calls],
-        "total": ledger.total().to_dict(), "cost": price_calls(ledger.calls, card).to_dict(),
+                  for call in calls],
+        "total": session.ledger.total().to_dict(), "cost": price_calls(calls, card).to_dict(),
         "price_card": card.label,
     }, indent=2)

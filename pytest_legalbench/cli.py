@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .corpus_index import Selection, build_indexes, load_documents
@@ -36,6 +37,22 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
+def _query_options(parser: argparse.ArgumentParser) -> None:
+    from .modes.registry import DEFAULT_STRATEGY, mode_names
+
+    _selectors(parser)
+    parser.add_argument("--mode", default="inject",
+                        help=f"retrieval mode: {', '.join(mode_names())}; navembed alone means "
+                             f"navembed:{DEFAULT_STRATEGY} (default: %(default)s)")
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="'reference' (embedded, no key) or 'anthropic'; default: anthropic "
+                             "when ANTHROPIC_API_KEY is set, else reference")
+    parser.add_argument("--base-url", help="Messages-API server (default: $ANTHROPIC_BASE_URL)")
+    parser.add_argument("--context-window", type=int, default=DEFAULT_CONTEXT_WINDOW,
+                        help="context window in tokens (default: %(default)s)")
+    parser.add_argument("--cross-encoder", help="cross-encoder model path for navembed:rerank")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``legalbench`` command."""
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
@@ -49,19 +66,20 @@ def build_parser() -> argparse.ArgumentParser:
     _selectors(stats)
     stats.add_argument("--json", action="store_true", help="print the statistics as JSON only")
     ask = commands.add_parser("ask", help="answer one question and print the ledger and cost")
-    _selectors(ask)
+    _query_options(ask)
     ask.add_argument("question", help="the question, in quotes")
-    ask.add_argument("--mode", default="inject", help="retrieval mode (default: %(default)s)")
-    ask.add_argument("--backend", choices=BACKENDS,
-                     help="'reference' (embedded, no key) or 'anthropic'; default: anthropic "
-                          "when ANTHROPIC_API_KEY is set, else reference")
-    ask.add_argument("--base-url", help="Messages-API server (default: $ANTHROPIC_BASE_URL)")
     ask.add_argument("--model", default=DEFAULT_ANSWER_MODEL,
                      help="answering model (default: %(default)s)")
-    ask.add_argument("--context-window", type=int, default=DEFAULT_CONTEXT_WINDOW,
-                     help="context window in tokens (default: %(default)s)")
     ask.add_argument("--price-card", type=Path, help="price card JSON (default: packaged card)")
     ask.add_argument("--json", action="store_true", help="print the report as JSON")
+    retrieve = commands.add_parser(
+        "retrieve", help="print the provisions a mode retrieves, one JSON line per question")
+    _query_options(retrieve)
+    retrieve.add_argument("question", nargs="?", help="the question, in quotes")
+    retrieve.add_argument("--questions", type=Path,
+                          help='JSON Lines file of {"id", "question"} objects')
+    retrieve.add_argument("--json", action="store_true",
+                          help="JSON output (the only format; accepted for symmetry)")
     return parser
 
 
@@ -173,27 +191,86 @@ def _print_table(report: dict[str, object]) -> None:
           f"rung {report['rung']}, tokens estimated as {TOKEN_ESTIMATE}")
 
 
+def _open_query(args: argparse.Namespace, progress: _Progress) -> Any:
+    from .ask import query_session
+    from .modes.base import ModeSettings
+    from .modes.registry import parse_mode
+
+    mode = parse_mode(args.mode)
+    _, documents = _load(args, progress)
+    # Inject sends whole documents, so it never needs the index built.
+    indexes = () if mode == "inject" else build_indexes(
+        documents, cache_dir=None if args.no_cache else cache_dir(args.cache_dir),
+        progress=progress)
+    settings = ModeSettings(context_window=args.context_window,
+                            cross_encoder=args.cross_encoder)
+    return query_session(documents, indexes, mode=mode, backend=args.backend,
+                         base_url=args.base_url, settings=settings,
+                         cache_dir=None if args.no_cache else cache_dir(args.cache_dir))
+
+
 def _ask(args: argparse.Namespace, progress: _Progress) -> int:
-    from .ask import AskRequest, UnavailableMode, ask, report_json, report_lines
-    from .client import BackendConfigError, ModelCallError
-    from .inject import DoesNotFit
+    from .ask import ask, report_json, report_lines
     from .pricing import load_price_card
 
     card = load_price_card(args.price_card)
-    _, documents = _load(args, progress)
-    request = AskRequest(question=args.question, mode=args.mode, model=args.model,
-                         backend=args.backend, base_url=args.base_url,
-                         context_window=args.context_window, price_card=args.price_card)
-    try:
-        completion, ledger, config = ask(request, documents)
-    except (DoesNotFit, BackendConfigError, ModelCallError, UnavailableMode) as error:
-        print(f"legalbench: error: {error}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(report_json(completion, ledger, config, card))
-    else:
-        print("\n".join(report_lines(completion, ledger, config, card)))
+    with _open_query(args, progress) as session:
+        retrieval, completion = ask(session, args.question, args.model)
+        if args.json:
+            print(report_json(retrieval, completion, session, card))
+        else:
+            print("\n".join(report_lines(retrieval, completion, session, card)))
     return 0
+
+
+def _retrieve(args: argparse.Namespace, progress: _Progress) -> int:
+    from .ask import retrieval_line
+
+    if (args.question is None) == (args.questions is None):
+        raise _UsageProblem("give either a question or --questions FILE.jsonl")
+    questions = ([(None, args.question)] if args.questions is None
+                 else _read_questions(args.questions))
+    with _open_query(args, progress) as session:
+        for position, (question_id, question) in enumerate(questions, 1):
+            retrieval = session.mode.retrieve(question, question_id=question_id)
+            print(retrieval_line(retrieval, question_id, question), flush=True)
+            progress(f"retrieved {position}/{len(questions)} {question_id or ''}".rstrip())
+    return 0
+
+
+class _UsageProblem(ValueError):
+    """A command line that cannot run as given."""
+
+
+def _read_questions(path: Path) -> list[tuple[str | None, str]]:
+    questions: list[tuple[str | None, str]] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise _UsageProblem(f"{path}: cannot read ({error.strerror})") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise _UsageProblem(f"{path}:{number}: not JSON ({error.msg})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("question"), str):
+            raise _UsageProblem(f'{path}:{number}: expected {{"id", "question"}} with a '
+                                f"string question")
+        identifier = record.get("id")
+        questions.append((None if identifier is None else str(identifier), record["question"]))
+    return questions
+
+
+def _run_errors() -> tuple[type[Exception], ...]:
+    from .client import BackendConfigError, ModelCallError
+    from .modes.base import ModeUnavailable
+
+    return (BackendConfigError, ModelCallError, ModeUnavailable)
+
+
+_RUN_ERRORS = _run_errors()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -205,8 +282,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _index(args, progress)
         if args.command == "ask":
             return _ask(args, progress)
+        if args.command == "retrieve":
+            return _retrieve(args, progress)
         return _stats(args, progress)
-    except CorpusError as error:
+    except (CorpusError, _UsageProblem, ValueError) as error:
+        print(f"legalbench: error: {error}", file=sys.stderr)
+        return 2
+    except _RUN_ERRORS as error:
         print(f"legalbench: error: {error}", file=sys.stderr)
         return 2
 

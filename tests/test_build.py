@@ -145,3 +145,14 @@ def test_statistics_of_the_small_corpus(built: tuple[DocumentIndex, ...]) -> Non
 
 def test_every_node_kind_is_a_documented_kind(built: tuple[DocumentIndex, ...]) -> None:
     assert {n.kind for index in built for n in index.nodes} <= set(NODE_KINDS)
+
+
+def test_only_the_contents_block_and_its_entries_are_contents() -> None:
+    text = ("AGREEMENT\n\nTABLE OF CONTENTS\n\nSection 1 | Term | 1\nSection 2 | Fees | 2\n"
+            "Section 3 | Law | 3\n\nSection 1. Term. One year.\n\nSection 2. Fees. $5.\n\n"
+            "Section 3. Law. New York.\n")
+    index, = build_corpus([_document("toc-doc", text)])
+    marked = {n.node_id.partition(":")[2] for n in index.nodes if n.flags.is_toc_entry}
+    assert "root" not in marked and "toc" in marked
+    assert {n.kind for n in index.nodes if n.flags.is_toc_entry} <= {"toc", "toc_entry", "lead_in"}
+    assert not index.by_id()["toc-doc:1"].flags.is_toc_entry

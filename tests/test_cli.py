@@ -158,11 +158,45 @@ def test_ask_refuses_what_cannot_run(deal: Path, capsys: pytest.CaptureFixture[s
     assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--backend", "anthropic",
                  "Q?"]) == 2
     assert "ANTHROPIC_API_KEY is not set" in capsys.readouterr().err
-    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--mode", "navindex", "Q?"]) == 2
-    assert "--mode 'navindex' is not available yet" in capsys.readouterr().err
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--mode", "bogus", "Q?"]) == 2
+    assert "unknown mode 'bogus'" in capsys.readouterr().err
     assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--context-window", "100",
                  "Q?"]) == 2
     assert "inject does not fit" in capsys.readouterr().err
+
+
+def test_ask_with_navindex_scans_fetches_and_answers(
+        deal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--json", "--mode", "navindex",
+                 "What interest applies to late payments?"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["mode"] == "navindex"
+    assert [c["stage"] for c in report["calls"]] == ["navindex.scan", "navindex.answer"]
+    assert report["scan_tokens"] > 0 and "msa:2.2" in {p["node_id"] for p in report["provisions"]}
+
+
+def test_retrieve_prints_one_contract_line_per_question(
+        deal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "q1", "question": "What law governs?"}\n\n'
+                         '{"id": "q2", "question": "What are the late payment terms?"}\n',
+                         encoding="utf-8")
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--mode", "navindex",
+                 "--questions", str(questions)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["id"] for line in lines] == ["q1", "q2"]
+    for line in lines:
+        assert {"id", "question", "mode", "provisions", "payload_tokens", "scan_tokens"} <= set(line)
+        assert line["mode"] == "navindex" and line["scan_tokens"] > 0
+        for provision in line["provisions"]:
+            assert set(provision) == {"doc_id", "node_id", "clause", "start", "end", "text"}
+            source = (deal / f"{provision['doc_id']}.txt").read_text(encoding="utf-8")
+            assert source[provision["start"]:provision["end"]] == provision["text"]
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q"]) == 2
+    assert "either a question or --questions" in capsys.readouterr().err
 
 
 def test_stats_reports_the_caching_crossover(deal: Path, capsys: pytest.CaptureFixture[str]) -> None:

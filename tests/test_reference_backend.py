@@ -208,13 +208,22 @@ def test_forced_verdict_tool_returns_a_b_and_tie(client: anthropic.Anthropic) ->
 
 
 def test_unknown_forced_tool_is_a_400_naming_it(client: anthropic.Anthropic) -> None:
+    tool: Any = {"name": "pick_widgets", "input_schema": {"type": "object"}}
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        client.messages.create(model="m", max_tokens=10, tools=[tool],
+                               tool_choice={"type": "tool", "name": "pick_widgets"},
+                               messages=[{"role": "user", "content": "pick"}])
+    assert raised.value.status_code == 400
+    assert "pick_widgets" in str(raised.value)
+
+
+def test_a_scan_without_an_index_is_a_400_naming_the_tool(client: anthropic.Anthropic) -> None:
     tool: Any = {"name": "select_nodes", "input_schema": {"type": "object"}}
     with pytest.raises(anthropic.BadRequestError) as raised:
         client.messages.create(model="m", max_tokens=10, tools=[tool],
                                tool_choice={"type": "tool", "name": "select_nodes"},
                                messages=[{"role": "user", "content": "pick"}])
-    assert raised.value.status_code == 400
-    assert "select_nodes" in str(raised.value)
+    assert raised.value.status_code == 400 and "select_nodes" in str(raised.value)
 
 
 def test_prompt_over_the_context_window_is_rejected(client: anthropic.Anthropic) -> None:

@@ -247,8 +247,11 @@ def _parent(draft: Draft, document: Document, leaves: dict[str, Node],
 
 def _finish_parent(node: Node, finished: dict[str, Node], text: str) -> Node:
     children = [finished[c] for c in node.children]
-    merged = Flags(*(any(getattr(c.flags, f) for c in children)
-                     for f in Flags.__dataclass_fields__))
+    # A parent carries what its children carry, except the contents mark: a document holding a
+    # table of contents is not itself a contents entry. Only the contents block is.
+    merged = replace(Flags(*(any(getattr(c.flags, f) for c in children)
+                             for f in Flags.__dataclass_fields__)),
+                     is_toc_entry=node.kind == "toc")
     prefix = node.text[:_PARENT_DESCRIBE_CHARS]
     return replace(node, flags=merged, keywords=keywords(prefix, title=node.title),
                    summary=summarise(prefix, title=node.title))

@@ -12,12 +12,24 @@ from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 from .answering import extractive_answer
 from .identity import BACKEND_NOTE, with_note
 from .judging import VERDICT_TOOL, verdict_input
+from .navigator import (
+    SELECT_DOCUMENTS,
+    SELECT_NODES,
+    select_documents_input,
+    select_nodes_input,
+)
+from .titles import SELECT_TITLES, select_titles_input
 from .wire import MessagesRequest, invalid
 
 ToolHandler = Callable[[MessagesRequest], dict[str, object]]
 
-#: Forced tools the backend can serve, by name. The navindex scan joins with the retrieval issue.
-TOOL_HANDLERS: Mapping[str, ToolHandler] = {VERDICT_TOOL: verdict_input}
+#: Forced tools the backend can serve, by name.
+TOOL_HANDLERS: Mapping[str, ToolHandler] = {
+    VERDICT_TOOL: verdict_input,
+    SELECT_NODES: select_nodes_input,
+    SELECT_DOCUMENTS: select_documents_input,
+    SELECT_TITLES: select_titles_input,
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Retrieval modes: what each strategy puts in front of the answering model."""

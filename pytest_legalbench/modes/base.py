@@ -1,0 +1,154 @@
+"""The protocol every retrieval mode implements, and the records it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Protocol
+
+from ..ingest.document import Document
+from ..ledger import Call
+from ..navindex.node import DocumentIndex, Node
+from ..prompts import MAX_SCAN_NODES
+from ..settings import DEFAULT_ANSWER_MODEL
+from ..tokens import estimate_tokens
+
+#: Decimal places scores are rounded to before ties are broken by node id, so that float
+#: noise between machines cannot reorder provisions.
+SCORE_PRECISION = 6
+
+
+@dataclass(frozen=True)
+class Provision:
+    """One retrieved provision: a node's whole subtree, with its span in the document text."""
+
+    doc_id: str
+    node_id: str
+    clause: str
+    """The reference a citation uses (``2.1(b)``), else the reference as printed."""
+    start: int
+    end: int
+    text: str
+
+    @classmethod
+    def from_node(cls, node: Node) -> Provision:
+        """The provision a node stands for: its subtree text and span."""
+        return cls(doc_id=node.doc_id, node_id=node.node_id,
+                   clause=node.full_reference or node.clause_reference, start=node.start,
+                   end=node.end, text=node.text)
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the provision as plain builtins."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def payload_tokens(provisions: tuple[Provision, ...]) -> int:
+    """Estimated tokens of the provision texts, summed per provision."""
+    return sum(estimate_tokens(p.text) for p in provisions)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What a mode retrieved for one question, and what retrieving it cost."""
+
+    mode: str
+    """The resolved mode, e.g. ``navembed:hybrid``, ``navindex``, ``inject``."""
+    provisions: tuple[Provision, ...]
+    """In the mode's ranked order, which is the order the answering context uses."""
+    payload_tokens: int
+    """Estimated tokens of the provision texts only, summed per provision."""
+    scan_tokens: int = 0
+    """Input tokens a navindex scan read (0 for modes without a scan)."""
+    calls: tuple[Call, ...] = ()
+    """Ledger entries made while retrieving (scans, title picks); not the answer."""
+    dropped: tuple[tuple[str, int], ...] = ()
+    """Counts of model selections thrown away, by reason (``invalid_ids``, ``toc_ids``)."""
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the retrieval as plain builtins (JSON- and YAML-safe)."""
+        return {
+            "mode": self.mode, "provisions": [p.to_dict() for p in self.provisions],
+            "payload_tokens": self.payload_tokens, "scan_tokens": self.scan_tokens,
+            "calls": [c.to_dict() for c in self.calls],
+            "dropped": {reason: count for reason, count in self.dropped},
+            "notes": list(self.notes),
+        }
+
+
+class ModeUnavailable(Exception):
+    """A mode that cannot run on this corpus or machine; ``reason`` says why."""
+
+    def __init__(self, mode: str, reason: str) -> None:
+        self.mode = mode
+        self.reason = reason
+        super().__init__(f"mode {mode!r} is unavailable: {reason}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt from the fields, so it crosses process boundaries (xdist, multiprocessing).
+        return (type(self), (self.mode, self.reason))
+
+
+class Mode(Protocol):
+    """A retrieval strategy bound to one corpus."""
+
+    name: str
+
+    def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
+        """Return the provisions for ``question``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """What every mode is built from: the documents, their indexes, and where to cache."""
+
+    documents: tuple[Document, ...]
+    indexes: tuple[DocumentIndex, ...]
+    cache_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        doc_ids = [d.doc_id for d in self.documents]
+        if len(set(doc_ids)) != len(doc_ids):
+            raise ValueError("corpus documents must have distinct doc_ids")
+        unknown = sorted({i.doc_id for i in self.indexes} - set(doc_ids))
+        if unknown:
+            raise ValueError(f"corpus has indexes for unknown documents: {', '.join(unknown)}")
+
+
+@dataclass(frozen=True)
+class ModeSettings:
+    """The one place retrieval defaults live."""
+
+    k: int = 10
+    """Provisions an embedding-ranked mode returns."""
+    node_cap: int = MAX_SCAN_NODES
+    """Most nodes a navindex scan may select."""
+    payload_budget_tokens: int = 8000
+    """Payload navindex's fetch may reach by adding references and definitions to the
+    selected nodes (which are always fetched; the cap bounds them)."""
+    scan_budget_tokens: int = 120_000
+    """Index size above which the scan first picks documents (two-stage scan)."""
+    max_scan_documents: int = 5
+    embedding_model: str | None = None
+    """Path of a sentence-transformers model; None means the packaged MiniLM."""
+    cross_encoder: str | None = None
+    rerank_pool: int = 40
+    rerank_keep: int = 10
+    context_window: int = 200_000
+    scan_model: str = DEFAULT_ANSWER_MODEL
+    titles_model: str = DEFAULT_ANSWER_MODEL
+
+    def __post_init__(self) -> None:
+        for name in ("k", "node_cap", "payload_budget_tokens", "scan_budget_tokens",
+                     "max_scan_documents", "rerank_pool", "rerank_keep", "context_window"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"mode setting {name!r} must be a positive integer, "
+                                 f"got {value!r}")
+        if self.node_cap > MAX_SCAN_NODES:
+            raise ValueError(f"mode setting 'node_cap' is at most {MAX_SCAN_NODES}, "
+                             f"got {self.node_cap}")
+        for name in ("scan_model", "titles_model"):
+            if not getattr(self, name):
+                raise ValueError(f"mode setting {name!r} must name a model")

@@ -1,0 +1,118 @@
+"""What a navindex scan sends: the cached index block, the document list, the forced tools.
+
+The node-stage instructions are ``prompts/scan_system.txt``; the document stage of a two-stage
+scan has its own short instructions here, versioned like a template because recorded
+cassettes match on the request body.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from html import escape
+
+from ..client import SystemBlock, ToolSpec
+from ..navindex.json_forms import optimised_json
+from ..navindex.node import DocumentIndex
+from ..navindex.schema import DEFAULT_RUNG
+from ..navindex.serialise import index_document
+from ..prompts import scan_system
+from ..tokens import estimate_tokens
+
+SELECT_NODES = "select_nodes"
+SELECT_DOCUMENTS = "select_documents"
+#: Keywords shown per document in the two-stage document list.
+DOCUMENT_KEYWORDS = 8
+
+#: Version 1 of the document-stage instructions; bump it when the wording changes.
+DOCUMENTS_SYSTEM = """\
+You choose which legal instruments must be searched to answer a question. Each line of the \
+document list names one instrument: doc_id | title | role | tags | keywords. Pick the \
+instruments whose provisions could answer the question; when an amendment and the instrument \
+it amends both bear on the subject, pick both. Return at most {max_documents} doc_id values, \
+most relevant first, exactly as written in the list, through the select_documents tool."""
+
+
+def index_entry(index: DocumentIndex) -> str:
+    """One document's token-optimised index, tagged with its doc_id."""
+    surface = optimised_json(index_document(index, DEFAULT_RUNG))
+    return f'<index doc_id="{escape(index.doc_id)}">{surface}</index>'
+
+
+def index_block(entries: Iterable[str]) -> str:
+    """The cached system block of a scan: the tagged indexes of the scanned documents."""
+    return "<indexes>\n" + "\n".join(entries) + "\n</indexes>"
+
+
+def index_block_tokens(entries: Iterable[str]) -> int:
+    """Estimated tokens of the block ``index_block`` would build from ``entries``."""
+    return estimate_tokens(index_block(entries))
+
+
+def scan_blocks(block: str) -> tuple[SystemBlock, SystemBlock]:
+    """The scan's system prompt: instructions, then the index block marked for caching."""
+    return SystemBlock(scan_system()), SystemBlock(block, cache=True)
+
+
+def scan_user(question: str, cap: int) -> str:
+    """The user turn of the node stage: the cap and the question."""
+    return (f"Select at most {cap} nodes whose provisions answer the question.\n"
+            f"<question>\n{question.strip()}\n</question>")
+
+
+def select_nodes_tool(cap: int) -> ToolSpec:
+    """The forced tool of the node stage; ``cap`` is the hard limit on nodes."""
+    pair = {"type": "object",
+            "properties": {"doc_id": {"type": "string"}, "node_id": {"type": "string"}},
+            "required": ["doc_id", "node_id"], "additionalProperties": False}
+    return ToolSpec(
+        name=SELECT_NODES,
+        description="Report the (doc_id, node_id) pairs of the provisions to fetch, most "
+                    "relevant first; node_id exactly as written in the index.",
+        input_schema={"type": "object",
+                      "properties": {"nodes": {"type": "array", "maxItems": cap,
+                                               "items": pair}},
+                      "required": ["nodes"], "additionalProperties": False})
+
+
+def document_line(index: DocumentIndex) -> str:
+    """One line of the document list: ``doc_id | title | role | tags | keywords``."""
+    role = index.role + (f" of {', '.join(index.amends)}" if index.amends else "")
+    tags = [f"jurisdiction {index.tags.jurisdiction}"] if index.tags.jurisdiction else []
+    tags.extend(index.tags.topics)
+    fields = (index.doc_id, index.title, role, ", ".join(tags), ", ".join(top_keywords(index)))
+    # A field never holds the separator or a line break, so each line splits into five.
+    return " | ".join(" ".join(f.replace("|", "/").split()) for f in fields)
+
+
+def top_keywords(index: DocumentIndex, count: int = DOCUMENT_KEYWORDS) -> tuple[str, ...]:
+    """The keywords most nodes of the document carry; ties alphabetical, contents excluded."""
+    counts = Counter(word for node in index.nodes if not node.flags.is_toc_entry
+                     for word in dict.fromkeys(node.keywords))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return tuple(word for word, _ in ranked[:count])
+
+
+def documents_user(question: str, lines: Sequence[str], max_documents: int) -> str:
+    """The user turn of the document stage: the document list and the question."""
+    listing = "\n".join(lines)
+    return (f"Select at most {max_documents} documents to search.\n"
+            f"<document_list>\n{listing}\n</document_list>\n"
+            f"<question>\n{question.strip()}\n</question>")
+
+
+def documents_system(max_documents: int) -> str:
+    """The instructions of the document stage."""
+    return DOCUMENTS_SYSTEM.format(max_documents=max_documents)
+
+
+def select_documents_tool(max_documents: int) -> ToolSpec:
+    """The forced tool of the document stage."""
+    return ToolSpec(
+        name=SELECT_DOCUMENTS,
+        description="Report the doc_id values of the documents to search, most relevant "
+                    "first, exactly as written in the list.",
+        input_schema={"type": "object",
+                      "properties": {"doc_ids": {"type": "array", "maxItems": max_documents,
+                                                 "items": {"type": "string"}}},
+                      "required": ["doc_ids"], "additionalProperties": False})

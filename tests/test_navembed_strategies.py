@@ -1,0 +1,285 @@
+"""navembed's strategies on a small lease and its amendment, with a bag-of-words embedder in
+place of the transformer so that every ranking can be reasoned about (and the tests are fast).
+The transformer itself is exercised in test_navembed_model.py."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from pytest_legalbench.client import ClientConfig, ModelClient
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.ledger import Ledger
+from pytest_legalbench.modes import navembed
+from pytest_legalbench.modes.base import Corpus, ModeSettings, ModeUnavailable
+from pytest_legalbench.modes.chunks import CHUNK_TOP_K, ChunksMode
+from pytest_legalbench.modes.embedding import Embedder
+from pytest_legalbench.modes.lexical_index import tokenise
+from pytest_legalbench.modes.navembed import NodeEmbeddingMode
+from pytest_legalbench.modes.rerank import Reranker
+from pytest_legalbench.modes.titles import TITLES_STAGE, TitlesMode
+from pytest_legalbench.navindex.build import build_corpus
+from pytest_legalbench.tokens import estimate_tokens
+
+LEASE_TEXT = """OFFICE LEASE
+
+This Office Lease (this "Lease") is made by Harbor Properties LLC ("Landlord") and Bluefin Analytics Inc. ("Tenant").
+
+1. DEFINITIONS
+
+"Premises" means Suite 400 of the building described in Schedule 1.
+
+"Rent" means the monthly amount stated in Section 3.1.
+
+2. TERM
+
+The term of this Lease begins on March 1, 2023 and ends on February 28, 2028.
+
+3. RENT
+
+3.1 Base Rent. Tenant shall pay Base Rent of $12,500 per month, in advance, on the first day of each month.
+
+3.2 Late Payment. Any Rent not paid within five days after its due date bears interest at 1.5% per month.
+
+4. MAINTENANCE
+
+Landlord shall keep the roof, structure and elevators in good repair. Tenant shall maintain the interior of the Premises.
+
+5. DEFAULT
+
+If Tenant fails to pay Rent when due under Section 3.1, Landlord may terminate this Lease on thirty days written notice.
+
+6. GOVERNING LAW
+
+This Lease is governed by the laws of the State of Oregon.
+
+SCHEDULE 1
+
+Suite 400, 1200 Harbor Way, Portland.
+"""
+
+AMENDMENT_TEXT = """FIRST AMENDMENT TO OFFICE LEASE
+
+This First Amendment (this "Amendment") amends the Office Lease (the "Lease") between Landlord and Tenant.
+
+1. Section 3.1 of the Lease is amended so that Base Rent is $13,000 per month from March 1, 2025.
+
+2. Section 4 of the Lease is amended so that Tenant also maintains the elevators.
+"""
+
+_DIMENSION = 4096
+#: Texts longer than this count as needing windows in the fake embedder.
+_FAKE_WINDOW_CHARS = 1000
+
+
+class WordEmbedder(Embedder):
+    """Unit bag-of-words vectors over hashed words: deterministic and instant."""
+
+    def __init__(self) -> None:
+        super().__init__(Path("/nonexistent-fake-model"))
+        self.embedded: list[str] = []
+
+    @property
+    def digest(self) -> str:
+        return "fa4e0001"
+
+    def max_seq_length(self) -> int:
+        return 256
+
+    def embed_counted(self, texts: Sequence[str]) -> tuple[NDArray[np.float32], list[int]]:
+        self.embedded.extend(texts)
+        rows = np.zeros((len(texts), _DIMENSION), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in tokenise(text):
+                rows[row, zlib.crc32(word.encode()) % _DIMENSION] += 1.0
+            norm = float(np.linalg.norm(rows[row]))
+            rows[row] /= norm or 1.0
+        return rows, [2 if len(text) > _FAKE_WINDOW_CHARS else 1 for text in texts]
+
+
+class LengthReranker(Reranker):
+    """Prefers shorter texts: an order plainly unlike the cosine order."""
+
+    def __init__(self) -> None:
+        super().__init__(Path("/fake-cross-encoder"), None)
+        self.pools: list[int] = []
+
+    @property
+    def max_tokens(self) -> int:
+        return 512
+
+    def scores(self, question: str, texts: Sequence[str]) -> list[float]:
+        self.pools.append(len(texts))
+        return [-float(len(text)) for text in texts]
+
+    def over_length(self, question: str, texts: Sequence[str]) -> int:
+        return 0
+
+
+def _corpus(cache_dir: Path | None = None, *extra: Document) -> Corpus:
+    documents = (Document("lease", "Office Lease", LEASE_TEXT),
+                 Document("amend", "First Amendment", AMENDMENT_TEXT, role="amendment",
+                          amends=("lease",)), *extra)
+    return Corpus(documents, build_corpus(documents), cache_dir)
+
+
+def _ids(mode: NodeEmbeddingMode | ChunksMode | TitlesMode, question: str) -> list[str]:
+    return [p.node_id for p in mode.retrieve(question).provisions]
+
+
+def test_embed_ranks_by_cosine_and_returns_k_disjoint_provisions() -> None:
+    mode = NodeEmbeddingMode("embed", _corpus(), ModeSettings(k=3), WordEmbedder())
+    result = mode.retrieve("Which State's laws is the Lease governed by?")
+    assert result.mode == "navembed:embed"
+    assert result.provisions[0].node_id == "lease:6"
+    assert len(result.provisions) == 3
+    assert result.payload_tokens == sum(estimate_tokens(p.text) for p in result.provisions)
+    assert all(p.text == LEASE_TEXT[p.start:p.end] for p in result.provisions
+               if p.doc_id == "lease")
+    spans = [(p.doc_id, p.start, p.end) for p in result.provisions]
+    assert not any(a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
+                   for i, a in enumerate(spans) for b in spans[i + 1:])
+    # Neither the whole document nor a contents entry is ever a candidate.
+    assert not any(node_id.endswith(":root") for node_id in mode.index.labels)
+
+
+def test_embed_xref_adds_what_the_hits_cross_reference_within_the_budget() -> None:
+    question = "Can the Landlord terminate if the Tenant fails to pay when due?"
+    corpus = _corpus()
+    embedder = WordEmbedder()
+    plain = NodeEmbeddingMode("embed", corpus, ModeSettings(k=1), embedder)
+    assert _ids(plain, question) == ["lease:5"]
+    expanded = NodeEmbeddingMode("embed+xref", corpus, ModeSettings(k=1), embedder)
+    result = expanded.retrieve(question)
+    assert [p.node_id for p in result.provisions] == ["lease:5", "lease:3.1"]
+    assert "added 1 cross-referenced node (" in result.notes[-1]
+    tight = NodeEmbeddingMode("embed+xref", corpus,
+                              ModeSettings(k=1, payload_budget_tokens=5), embedder)
+    result = tight.retrieve(question)
+    assert [p.node_id for p in result.provisions] == ["lease:5"]
+    assert "1 more left out over the 5-token cross-reference budget" in result.notes[-1]
+
+
+def test_hybrid_fuses_bm25_with_cosine() -> None:
+    corpus = _corpus()
+    mode = NodeEmbeddingMode("hybrid", corpus, ModeSettings(k=4), WordEmbedder())
+    result = mode.retrieve("What interest is due on late payment of rent?")
+    assert result.mode == "navembed:hybrid"
+    # The whole Rent section wins over its subclause 3.2 (it carries the same words and
+    # more), and 3.2 is then passed over for repeating its text.
+    assert result.provisions[0].node_id == "lease:3" and "1.5%" in result.provisions[0].text
+    assert "lease:3.2" not in [p.node_id for p in result.provisions]
+    assert len(result.provisions) == 4
+    assert mode.lexical is not None and mode.lexical.size == len(mode.nodes)
+
+
+def test_rerank_keeps_what_the_cross_encoder_prefers_from_the_cosine_pool() -> None:
+    reranker = LengthReranker()
+    settings = ModeSettings(rerank_pool=6, rerank_keep=3)
+    mode = NodeEmbeddingMode("rerank", _corpus(), settings, WordEmbedder(), reranker)
+    result = mode.retrieve("How much is the Base Rent per month?")
+    assert reranker.pools == [6]
+    lengths = [p.end - p.start for p in result.provisions]
+    assert len(lengths) == 3 and lengths == sorted(lengths)
+    assert "re-scored 6 candidates" in result.notes[-1]
+    with pytest.raises(ValueError, match="needs a Reranker"):
+        NodeEmbeddingMode("rerank", _corpus(), settings, WordEmbedder())
+
+
+def test_rerank_without_a_cross_encoder_is_unavailable_before_anything_is_embedded() -> None:
+    with pytest.raises(ModeUnavailable, match="no cross-encoder is configured") as caught:
+        navembed.build("rerank", _corpus(), ModeSettings(), None)
+    assert caught.value.mode == "navembed:rerank"
+
+
+def test_build_names_bad_strategies_and_a_missing_client() -> None:
+    assert navembed.STRATEGIES == ("embed", "embed+xref", "hybrid", "rerank", "titles",
+                                   "chunks")
+    with pytest.raises(ValueError, match="unknown navembed strategy 'bm25'"):
+        navembed.build("bm25", _corpus(), ModeSettings(), None)
+    with pytest.raises(ValueError, match="calls a model"):
+        navembed.build("titles", _corpus(), ModeSettings(), None)
+    with pytest.raises(ModeUnavailable, match="not a folder"):
+        navembed.build("embed", _corpus(), ModeSettings(embedding_model="/no/such/model"),
+                       None)
+
+
+def test_cached_vectors_are_reused_without_embedding(tmp_path: Path) -> None:
+    first = WordEmbedder()
+    built = NodeEmbeddingMode("embed", _corpus(tmp_path), ModeSettings(), first)
+    assert built.index.groups_cached == 0 and first.embedded
+    files = sorted(p.name for p in (tmp_path / "embeddings" / "fa4e0001").iterdir())
+    assert len(files) == 4 and {Path(f).suffix for f in files} == {".npy", ".json"}
+
+    class Refusing(WordEmbedder):
+        def embed_counted(self, texts: Sequence[str]) -> tuple[NDArray[np.float32], list[int]]:
+            if len(texts) != 1:  # a question is one text; a document's nodes are many
+                raise AssertionError("the cached vectors should have been used")
+            return super().embed_counted(texts)
+
+    again = NodeEmbeddingMode("embed", _corpus(tmp_path), ModeSettings(), Refusing())
+    assert again.index.groups_cached == 2
+    assert np.array_equal(again.index.vectors, built.index.vectors)
+    question = "Who maintains the elevators?"
+    assert _ids(again, question) == _ids(built, question)
+
+
+def test_windowed_nodes_are_counted_in_the_notes() -> None:
+    long_text = "SERVICE SCHEDULE\n\n1. SERVICES\n\n" + " ".join(
+        f"The contractor shall clean floor {n} of the building every week." for n in range(40))
+    corpus = _corpus(None, Document("services", "Service Schedule", long_text + "\n"))
+    mode = NodeEmbeddingMode("embed", corpus, ModeSettings(), WordEmbedder())
+    long_nodes = sum(len(n.text) > _FAKE_WINDOW_CHARS for n in mode.nodes)
+    assert long_nodes >= 1
+    note = mode.retrieve("floor cleaning").notes[0]
+    assert note.startswith(f"{long_nodes} of {len(mode.nodes)} nodes longer than the "
+                           f"embedding model's 256-token window")
+
+
+def test_chunks_return_the_top_ten_chunks_with_exact_spans() -> None:
+    filler = "".join(f"Paragraph {n}. Widgets ship promptly.\n" for n in range(400))
+    text = filler + "The security deposit is forty thousand dollars.\n" + filler
+    corpus = _corpus(None, Document("long", "Long Agreement", text))
+    mode = ChunksMode(corpus, WordEmbedder())
+    result = mode.retrieve("security deposit")
+    assert result.mode == "navembed:chunks" and len(result.provisions) == CHUNK_TOP_K
+    assert "security deposit" in result.provisions[0].text
+    assert result.provisions[0].node_id.startswith("long:chunk-")
+    documents = {d.doc_id: d.text for d in corpus.documents}
+    assert all(p.text == documents[p.doc_id][p.start:p.end] and p.clause == ""
+               for p in result.provisions)
+    assert "chunks longer than" in result.notes[0]
+
+
+def test_titles_pick_through_the_reference_backend() -> None:
+    from pytest_legalbench.reference_backend import ReferenceBackend
+
+    ledger = Ledger()
+    with ReferenceBackend() as backend, ModelClient(
+            ClientConfig(base_url=backend.base_url), ledger) as client:
+        mode = navembed.build("titles", _corpus(), ModeSettings(k=2), client)
+        assert isinstance(mode, TitlesMode)
+        result = mode.retrieve("What is the Base Rent?", question_id="q7")
+    assert result.mode == "navembed:titles"
+    # "base" is the rarest question word among the titles, so Base Rent comes first; the
+    # reference pick's second choice is the Rent section, which contains 3.1 and is dropped.
+    assert [p.node_id for p in result.provisions] == ["lease:3.1"]
+    assert result.dropped == (("overlapping", 1),)
+    assert [c.stage for c in result.calls] == [TITLES_STAGE]
+    assert result.calls[0].question_id == "q7" and result.calls == ledger.calls
+    assert "lease:root" not in mode.listing and "lease:3.1 | lease | 3.1 | Base Rent" in (
+        mode.listing)
+
+
+def test_titles_picks_are_checked_and_counted() -> None:
+    mode = TitlesMode(_corpus(), ModeSettings(), client=None)  # type: ignore[arg-type]
+    nodes, dropped = mode._resolve(["lease:3", "nope", 7, "lease:root", "lease:3",
+                                    "lease:3.1", "amend:1"])
+    assert [n.node_id for n in nodes] == ["lease:3", "amend:1"]
+    assert dict(dropped) == {"invalid_ids": 2, "document_ids": 1, "repeated_ids": 1,
+                             "overlapping": 1}
