@@ -102,3 +102,8 @@ def judge_user(question: str, answer_a: str, answer_b: str, reference: str | Non
 def scan_system() -> str:
     """The system instructions of a navindex scan."""
     return load_prompt("scan_system").render(max_nodes=str(MAX_SCAN_NODES))
+
+
+def scan_documents_system(max_documents: int) -> str:
+    """The system instructions of the document stage of a two-stage navindex scan."""
+    return load_prompt("scan_documents_system").render(max_documents=str(max_documents)).strip()

@@ -18,7 +18,8 @@ from pytest_legalbench.prompts import (
     scan_system,
 )
 
-NAMES = ("answer_system", "answer_user", "scan_system", "judge_system", "judge_user")
+NAMES = ("answer_system", "answer_user", "scan_system", "scan_documents_system",
+         "judge_system", "judge_user")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,8 +1,7 @@
 """What a navindex scan sends: the cached index block, the document list, the forced tools.
 
-The node-stage instructions are ``prompts/scan_system.txt``; the document stage of a two-stage
-scan has its own short instructions here, versioned like a template because recorded
-cassettes match on the request body.
+The instructions are templates in ``prompts/``: ``scan_system.txt`` for the node stage and
+``scan_documents_system.txt`` for the document stage of a two-stage scan.
 """
 
 from __future__ import annotations
@@ -16,22 +15,13 @@ from ..navindex.json_forms import optimised_json
 from ..navindex.node import DocumentIndex
 from ..navindex.schema import DEFAULT_RUNG
 from ..navindex.serialise import index_document
-from ..prompts import scan_system
+from ..prompts import scan_documents_system, scan_system
 from ..tokens import estimate_tokens
 
 SELECT_NODES = "select_nodes"
 SELECT_DOCUMENTS = "select_documents"
 #: Keywords shown per document in the two-stage document list.
 DOCUMENT_KEYWORDS = 8
-
-#: Version 1 of the document-stage instructions; bump it when the wording changes.
-DOCUMENTS_SYSTEM = """\
-You choose which legal instruments must be searched to answer a question. Each line of the \
-document list names one instrument: doc_id | title | role | tags | keywords. Pick the \
-instruments whose provisions could answer the question; when an amendment and the instrument \
-it amends both bear on the subject, pick both. Return at most {max_documents} doc_id values, \
-most relevant first, exactly as written in the list, through the select_documents tool."""
-
 
 def index_entry(index: DocumentIndex) -> str:
     """One document's token-optimised index, tagged with its doc_id."""
@@ -102,8 +92,8 @@ def documents_user(question: str, lines: Sequence[str], max_documents: int) -> s
 
 
 def documents_system(max_documents: int) -> str:
-    """The instructions of the document stage."""
-    return DOCUMENTS_SYSTEM.format(max_documents=max_documents)
+    """The instructions of the document stage (``prompts/scan_documents_system.txt``)."""
+    return scan_documents_system(max_documents)
 
 
 def select_documents_tool(max_documents: int) -> ToolSpec:
