@@ -18,6 +18,7 @@ from pytest_legalbench.modes.base import (
     Retrieval,
     payload_tokens,
 )
+from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.prompts import MAX_SCAN_NODES
 from pytest_legalbench.tokens import estimate_tokens
 
@@ -34,6 +35,12 @@ def test_a_provision_is_a_nodes_whole_subtree() -> None:
     assert provision.to_dict() == {"doc_id": "lease", "node_id": "lease:2",
                                    "clause": section.full_reference, "start": section.start,
                                    "end": section.end, "text": section.text}
+
+
+def test_an_attachment_is_cited_by_its_printed_heading() -> None:
+    exhibit = Node(node_id="d:exhibit-a", doc_id="d", kind="schedule", clause_reference="EXHIBIT A",
+                   title="Form of Note", start=0, end=9, text="EXHIBIT A", full_reference="exhibit:a")
+    assert Provision.from_node(exhibit).clause == "EXHIBIT A"
 
 
 @given(st.lists(st.text(max_size=40), max_size=6))

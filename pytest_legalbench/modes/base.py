@@ -33,8 +33,11 @@ class Provision:
     @classmethod
     def from_node(cls, node: Node) -> Provision:
         """The provision a node stands for: its subtree text and span."""
-        return cls(doc_id=node.doc_id, node_id=node.node_id,
-                   clause=node.full_reference or node.clause_reference, start=node.start,
+        # "2.1(b)" cites better than the printed "(b)"; "exhibit:a" is a lookup key, not a
+        # citation, so attachments keep their printed heading ("EXHIBIT A").
+        reference = node.full_reference
+        clause = reference if reference and ":" not in reference else node.clause_reference
+        return cls(doc_id=node.doc_id, node_id=node.node_id, clause=clause, start=node.start,
                    end=node.end, text=node.text)
 
     def to_dict(self) -> dict[str, object]:
