@@ -196,14 +196,17 @@ def _open_query(args: argparse.Namespace, progress: _Progress) -> Any:
     from .modes.base import ModeSettings
     from .modes.registry import parse_mode
 
-    mode = parse_mode(args.mode)
+    try:
+        mode = parse_mode(args.mode)
+        settings = ModeSettings(context_window=args.context_window,
+                                cross_encoder=args.cross_encoder)
+    except ValueError as error:
+        raise _UsageProblem(str(error)) from None
     _, documents = _load(args, progress)
     # Inject sends whole documents, so it never needs the index built.
     indexes = () if mode == "inject" else build_indexes(
         documents, cache_dir=None if args.no_cache else cache_dir(args.cache_dir),
         progress=progress)
-    settings = ModeSettings(context_window=args.context_window,
-                            cross_encoder=args.cross_encoder)
     return query_session(documents, indexes, mode=mode, backend=args.backend,
                          base_url=args.base_url, settings=settings,
                          cache_dir=None if args.no_cache else cache_dir(args.cache_dir))
@@ -266,8 +269,11 @@ def _read_questions(path: Path) -> list[tuple[str | None, str]]:
 def _run_errors() -> tuple[type[Exception], ...]:
     from .client import BackendConfigError, ModelCallError
     from .modes.base import ModeUnavailable
+    from .pricing import PriceCardError
 
-    return (BackendConfigError, ModelCallError, ModeUnavailable)
+    # The failures a user can cause or meet; anything else is a bug and keeps its traceback.
+    return (CorpusError, _UsageProblem, BackendConfigError, ModelCallError, ModeUnavailable,
+            PriceCardError)
 
 
 _RUN_ERRORS = _run_errors()
@@ -285,9 +291,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "retrieve":
             return _retrieve(args, progress)
         return _stats(args, progress)
-    except (CorpusError, _UsageProblem, ValueError) as error:
-        print(f"legalbench: error: {error}", file=sys.stderr)
-        return 2
     except _RUN_ERRORS as error:
         print(f"legalbench: error: {error}", file=sys.stderr)
         return 2

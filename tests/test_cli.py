@@ -230,3 +230,15 @@ def test_ask_with_a_key_goes_to_the_configured_messages_server(
     assert system[1]["text"].startswith("<documents>")
     assert "How much does the Client pay?" in sent.body["messages"][0]["content"]  # type: ignore[index]
     assert sent.headers["authorization"] == "Bearer sk-test-not-real"
+
+
+def test_bad_query_options_are_usage_errors(deal: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--context-window", "0",
+                 "Q?"]) == 2
+    assert "'context_window' must be a positive integer" in capsys.readouterr().err
+    card = tmp_path / "card.json"
+    card.write_text("{}", encoding="utf-8")
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--price-card", str(card),
+                 "Q?"]) == 2
+    assert "card.json" in capsys.readouterr().err
