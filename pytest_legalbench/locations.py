@@ -34,6 +34,11 @@ def manifests_dir() -> Path:
     return Path(str(resources.files("pytest_legalbench.manifests")))
 
 
+def question_sets_dir() -> Path:
+    """Return the folder of the packaged question sets, one subfolder per profile."""
+    return Path(str(resources.files("pytest_legalbench.question_sets")))
+
+
 def prompts_dir() -> Path:
     """Return the packaged folder of prompt templates (the repository's ``prompts/``)."""
     return Path(str(resources.files("pytest_legalbench.prompt_templates")))

@@ -1,0 +1,1 @@
+"""Scored question sets, shipped inside the package as ``pytest_legalbench.question_sets``."""
