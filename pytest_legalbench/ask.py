@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,13 +45,13 @@ def open_backend(config: ClientConfig, context_window: int) -> Iterator[ClientCo
 def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex], *,
                   mode: str, backend: str | None, base_url: str | None,
                   settings: ModeSettings, cache_dir: os.PathLike[str] | None = None,
-                  ) -> Iterator[QuerySession]:
+                  progress: Callable[[str], None] | None = None) -> Iterator[QuerySession]:
     """Open the backend and client, and build ``mode`` once for every question of a run."""
     config = resolve_backend(backend, os.environ)
     if base_url:
         config = dataclasses.replace(config, base_url=base_url)
     corpus = Corpus(tuple(documents), tuple(indexes),
-                    None if cache_dir is None else Path(cache_dir))
+                    None if cache_dir is None else Path(cache_dir), progress)
     ledger = Ledger()
     with open_backend(config, settings.context_window) as live, \
             ModelClient(live, ledger) as client:

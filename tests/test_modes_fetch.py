@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.modes.fetch import fetch
+from pytest_legalbench.modes.fetch import definition_usage, fetch
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.tokens import estimate_tokens
 
@@ -40,6 +40,20 @@ def test_selected_nodes_come_first_then_references_then_definitions() -> None:
     assert _ids(tuple(p.node_id for p in result.provisions)) == ["a", "b", "far", "term"]
     assert (result.selected, result.references, result.definitions) == (2, 1, 1)
     assert result.unknown == 1  # "ghost" is not in the corpus
+
+
+def test_definitions_come_rarest_first_up_to_the_per_node_cap() -> None:
+    terms = {f"d:t{n}": _node(f"t{n}", f'"T{n}" means thing {n}.') for n in range(4)}
+    # t0 is used everywhere, t3 only by the selected clause: usage 4, 3, 2, 1.
+    users = {f"d:u{n}": _node(f"u{n}", "user", uses=tuple(f"t{m}" for m in range(4 - n)))
+             for n in range(1, 4)}
+    clause = _node("c", "the clause", uses=("t0", "t1", "t2", "t3"))
+    nodes = {**terms, **users, clause.node_id: clause}
+    assert definition_usage(nodes.values())["d:t0"] == 4
+    result = fetch([clause], nodes, budget=10_000, definitions_per_node=2)
+    assert _ids(tuple(p.node_id for p in result.provisions)) == ["c", "t3", "t2"]
+    assert (result.definitions, result.over_cap) == (2, 2)
+    assert "2 widely used definitions left out" in " ".join(result.notes(10_000))
 
 
 def test_a_parent_follows_what_its_children_cite() -> None:

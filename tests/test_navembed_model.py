@@ -114,7 +114,7 @@ def test_a_second_build_reads_the_cache_and_counts_windowed_nodes(
     question = "How much is each inspection visit?"
     result = again.retrieve(question)
     assert result.provisions == first.retrieve(question).provisions
-    assert result.notes[0].startswith(f"{again.index.windowed} of {len(again.nodes)} nodes "
+    assert result.notes[0].startswith(f"{again.index.windowed} of {len(again.nodes)} node texts "
                                       f"longer than the embedding model's 256-token window")
     # Only the long inspection section is over the window.
     assert again.index.windowed == 1

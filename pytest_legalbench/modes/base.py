@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol
 
@@ -109,6 +110,8 @@ class Corpus:
     documents: tuple[Document, ...]
     indexes: tuple[DocumentIndex, ...]
     cache_dir: Path | None = None
+    progress: Callable[[str], None] | None = field(default=None, compare=False)
+    """Where long builds (embedding a corpus) report how far they are."""
 
     def __post_init__(self) -> None:
         doc_ids = [d.doc_id for d in self.documents]
@@ -130,6 +133,8 @@ class ModeSettings:
     payload_budget_tokens: int = 8000
     """Payload navindex's fetch may reach by adding references and definitions to the
     selected nodes (which are always fetched; the cap bounds them)."""
+    definitions_per_node: int = 3
+    """Definitions navindex's fetch adds per selected node, the least widely used first."""
     scan_budget_tokens: int = 120_000
     """Index size above which the scan first picks documents (two-stage scan)."""
     max_scan_documents: int = 5
@@ -143,7 +148,8 @@ class ModeSettings:
     titles_model: str = DEFAULT_ANSWER_MODEL
 
     def __post_init__(self) -> None:
-        for name in ("k", "node_cap", "payload_budget_tokens", "scan_budget_tokens",
+        for name in ("k", "node_cap", "payload_budget_tokens", "definitions_per_node",
+                     "scan_budget_tokens",
                      "max_scan_documents", "rerank_pool", "rerank_keep", "context_window"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -9,10 +9,12 @@ definition; they are constants, never settings, and never tuned.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..ingest.document import Document
 from ..tokens import CHARS_PER_TOKEN
 from .base import Corpus, Provision, Retrieval, payload_tokens
-from .dense_index import DenseIndex
+from .dense_index import DenseIndex, flat_group
 from .embedding import Embedder
 from .ranking import ranked
 
@@ -48,7 +50,8 @@ def document_chunks(document: Document) -> list[Provision]:
 
 
 def windowed_note(windowed: int, total: int, what: str, window: int) -> str:
-    """The note reporting how many texts were embedded in windows rather than whole."""
+    """The note reporting how many texts were embedded in windows rather than whole (a
+    node's text here is its own words; its children's vectors are pooled into it)."""
     return (f"{windowed} of {total} {what} longer than the embedding model's {window}-token "
             f"window were embedded in overlapping windows and mean-pooled (none truncated)")
 
@@ -61,14 +64,35 @@ class ChunksMode:
     def __init__(self, corpus: Corpus, embedder: Embedder) -> None:
         by_document = [document_chunks(document) for document in corpus.documents]
         self.chunks = tuple(chunk for chunks in by_document for chunk in chunks)
-        groups = [[(c.node_id, c.text) for c in chunks] for chunks in by_document]
-        self.index = DenseIndex.build(embedder, groups, corpus.cache_dir)
+        groups = [flat_group([(c.node_id, c.text) for c in chunks]) for chunks in by_document]
+        self.index = DenseIndex.build(embedder, groups, corpus.cache_dir,
+                                      progress=corpus.progress, what="chunks")
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """The ten chunks most similar to ``question``, most similar first."""
+        return self._retrieval(self.ranking(question, CHUNK_TOP_K))
+
+    def ranking(self, question: str, limit: int) -> tuple[Provision, ...]:
+        """The ``limit`` chunks most similar to ``question``, most similar first."""
         scores = self.index.cosine(question)
-        order = ranked([float(s) for s in scores], self.index.labels)[:CHUNK_TOP_K]
-        provisions = tuple(self.chunks[i] for i in order)
+        order = ranked([float(s) for s in scores], self.index.labels)[:limit]
+        return tuple(self.chunks[i] for i in order)
+
+    def within_budget(self, question: str, budget_tokens: int) -> Retrieval:
+        """Chunks in rank order up to ``budget_tokens`` of payload, the last one cut short to
+        fill it: the baseline at the same payload as another mode."""
+        room = budget_tokens * CHARS_PER_TOKEN
+        chosen: list[Provision] = []
+        for chunk in self.ranking(question, len(self.chunks)):
+            if room <= 0:
+                break
+            if len(chunk.text) > room:
+                chunk = replace(chunk, end=chunk.start + room, text=chunk.text[:room])
+            chosen.append(chunk)
+            room -= len(chunk.text)
+        return self._retrieval(tuple(chosen))
+
+    def _retrieval(self, provisions: tuple[Provision, ...]) -> Retrieval:
         note = windowed_note(self.index.windowed, len(self.chunks), "chunks",
                              self.index.embedder.max_seq_length())
         return Retrieval(mode=self.name, provisions=provisions,

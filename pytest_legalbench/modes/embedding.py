@@ -33,7 +33,7 @@ WINDOW_OVERLAP_TOKENS = 32
 WINDOW_SLACK_TOKENS = 8
 #: Part of every cache key: vectors pooled another way are other vectors.
 POOLING_SIGNATURE = (f"weighted-mean-windows;overlap={WINDOW_OVERLAP_TOKENS};"
-                     f"slack={WINDOW_SLACK_TOKENS}")
+                     f"slack={WINDOW_SLACK_TOKENS};subtrees=own-text+children")
 _BATCH_SIZE = 32
 
 Vectors = NDArray[np.float32]
@@ -111,6 +111,17 @@ class EmbeddedTexts:
     windowed: int
 
 
+@dataclass(frozen=True)
+class WeightedTexts:
+    """Unit vectors of texts with what pooling them further needs."""
+
+    vectors: Vectors
+    window_counts: tuple[int, ...]
+    """Windows each text was embedded in (1 when it fit the model whole)."""
+    weights: tuple[int, ...]
+    """Tokens each text holds: its weight when pooled with others."""
+
+
 class Embedder:
     """Embeds texts with one model; the model loads on first use, not on construction."""
 
@@ -138,13 +149,13 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> EmbeddedTexts:
         """Embed ``texts``; a text over the window is pooled over overlapping windows."""
-        vectors, window_counts = self.embed_counted(texts)
-        return EmbeddedTexts(vectors, sum(count > 1 for count in window_counts))
+        pooled = self.embed_weighted(texts)
+        return EmbeddedTexts(pooled.vectors, sum(count > 1 for count in pooled.window_counts))
 
-    def embed_counted(self, texts: Sequence[str]) -> tuple[Vectors, list[int]]:
-        """Unit vectors of ``texts`` and the number of windows each one took."""
+    def embed_weighted(self, texts: Sequence[str]) -> WeightedTexts:
+        """Unit vectors of ``texts``, the windows each took and the tokens each holds."""
         if not texts:
-            return np.zeros((0, 0), dtype=np.float32), []
+            return WeightedTexts(np.zeros((0, 0), dtype=np.float32), (), ())
         pieces: list[str] = []
         weights: list[int] = []
         window_counts: list[int] = []
@@ -155,13 +166,16 @@ class Embedder:
             weights.extend(count for _, count in windows)
         encoded = self._encode(pieces)
         rows = []
+        totals = []
         first = 0
         for count in window_counts:
             block = encoded[first:first + count]
             weight = np.asarray(weights[first:first + count], dtype=np.float32)[:, None]
-            rows.append(_unit((block * weight).sum(axis=0)))
+            rows.append(unit((block * weight).sum(axis=0)))
+            totals.append(sum(weights[first:first + count]))
             first += count
-        return np.stack(rows).astype(np.float32), window_counts
+        return WeightedTexts(np.stack(rows).astype(np.float32), tuple(window_counts),
+                             tuple(totals))
 
     def windows(self, text: str) -> list[tuple[str, int]]:
         """Split ``text`` into windows that each fit the model: (window text, token count)."""
@@ -205,7 +219,8 @@ class Embedder:
         return np.asarray(raw, dtype=np.float32)
 
 
-def _unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:
+def unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``vector`` scaled to length 1 (a zero vector stays zero)."""
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm > 0 else vector
 

@@ -1,8 +1,8 @@
 """navembed: provisions chosen by embedding similarity over index nodes, in six strategies.
 
 - ``embed``: cosine top-k over node embeddings.
-- ``embed+xref``: the ``embed`` hits, then the nodes they cross-reference (under the payload
-  budget).
+- ``embed+xref``: the ``embed`` hits, then the nodes they cross-reference and the provisions
+  of amending documents that refer to them (under the payload budget).
 - ``hybrid``: BM25 and cosine rankings fused by reciprocal rank (k=60), top-k.
 - ``rerank``: the 40 best by cosine, re-scored by a cross-encoder, which keeps 10.
 - ``titles``: a model picks from a titles-only listing (``titles.TitlesMode``).
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..navindex.node import Node
 from ..tokens import estimate_tokens
+from .amendments import AmendmentLinks
 from .base import (
     Corpus,
     Mode,
@@ -30,7 +31,7 @@ from .base import (
     payload_tokens,
 )
 from .chunks import ChunksMode, windowed_note
-from .dense_index import DenseIndex
+from .dense_index import DenseIndex, subtree_group
 from .embedding import Embedder, EmbeddingModelError, resolve_model_path
 from .lexical_index import LexicalIndex
 from .ranking import EXCLUDED_KINDS, candidate_nodes, disjoint, fused, ranked
@@ -82,10 +83,11 @@ class NodeEmbeddingMode:
         self.settings = settings
         self.reranker = reranker
         self.by_id = {node.node_id: node for index in corpus.indexes for node in index.nodes}
-        groups = [[(node.node_id, node.text) for node in candidate_nodes([index])]
-                  for index in corpus.indexes]
-        self.nodes = tuple(self.by_id[node_id] for group in groups for node_id, _ in group)
-        self.index = DenseIndex.build(embedder, groups, corpus.cache_dir)
+        self.amendments = AmendmentLinks(corpus.indexes)
+        groups = [subtree_group(candidate_nodes([index])) for index in corpus.indexes]
+        self.nodes = tuple(self.by_id[piece.label] for group in groups for piece in group)
+        self.index = DenseIndex.build(embedder, groups, corpus.cache_dir,
+                                      progress=corpus.progress, what="node texts")
         self.lexical = (LexicalIndex([node.text for node in self.nodes])
                         if strategy == "hybrid" else None)
 
@@ -93,7 +95,7 @@ class NodeEmbeddingMode:
         """The provisions this strategy puts before the answering model, best first."""
         ids = self.index.labels
         by_cosine = ranked([float(s) for s in self.index.cosine(question)], ids)
-        notes = [windowed_note(self.index.windowed, len(ids), "nodes",
+        notes = [windowed_note(self.index.windowed, len(ids), "node texts",
                                self.index.embedder.max_seq_length())]
         limit = self.settings.k
         if self.lexical is not None:
@@ -132,14 +134,16 @@ class NodeEmbeddingMode:
         return order, note
 
     def _cited(self, hit: Node) -> list[str]:
-        """Ids the hit's text cross-references: its own and its descendants' references,
-        in document order (a node's text is its whole subtree)."""
+        """Ids the hit's text cross-references (its own and its descendants' references, in
+        document order: a node's text is its whole subtree), then the provisions of amending
+        documents that refer to it."""
         cited: list[str] = []
         stack = [hit]
         while stack:
             node = stack.pop()
             cited.extend(node.cross_references)
             stack.extend(self.by_id[c] for c in reversed(node.children) if c in self.by_id)
+        cited.extend(self.amendments.amending(hit))
         return list(dict.fromkeys(cited))
 
     def _references(self, hits: Sequence[Node]) -> tuple[list[Node], str]:

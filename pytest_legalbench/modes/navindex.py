@@ -15,8 +15,9 @@ from ..ledger import Call
 from ..navindex.node import Node
 from ..navindex.serialise import absolute_id
 from ..tokens import estimate_tokens
+from .amendments import AmendmentLinks
 from .base import Corpus, ModeSettings, ModeUnavailable, Retrieval, payload_tokens
-from .fetch import fetch
+from .fetch import definition_usage, fetch
 from .scan_prompt import (
     document_line,
     documents_system,
@@ -89,6 +90,8 @@ class NavindexMode:
         self._order = tuple(index.doc_id for index in corpus.indexes)
         self._entries = {index.doc_id: index_entry(index) for index in corpus.indexes}
         self._nodes = {node.node_id: node for index in corpus.indexes for node in index.nodes}
+        self._usage = definition_usage(self._nodes.values())
+        self._amendments = AmendmentLinks(corpus.indexes)
         self._full_block = index_block(self._entries[d] for d in self._order)
         self.two_stage = estimate_tokens(self._full_block) > settings.scan_budget_tokens
         self._lines = tuple(document_line(index) for index in corpus.indexes)
@@ -116,7 +119,9 @@ class NavindexMode:
             notes.append("a scan's output never conformed to its tool schema; nothing selected "
                          "from it")
         dropped.update(selection.dropped)
-        fetched = fetch(selection.nodes, self._nodes, self.settings.payload_budget_tokens)
+        fetched = fetch(selection.nodes, self._nodes, self.settings.payload_budget_tokens,
+                        definitions_per_node=self.settings.definitions_per_node,
+                        usage=self._usage, amendments=self._amendments)
         notes.extend(fetched.notes(self.settings.payload_budget_tokens))
         return Retrieval(
             mode=self.name, provisions=fetched.provisions,
