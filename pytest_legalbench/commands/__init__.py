@@ -1,0 +1,1 @@
+"""The subcommands of ``legalbench``, one module each, registered by ``cli.build_parser``."""

@@ -1,0 +1,121 @@
+"""What the subcommands share: corpus selection options, progress lines, user-facing errors."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..corpus_index import Selection, build_indexes, load_documents
+from ..ingest.document import Document
+from ..ingest.loading import describe_inference
+from ..inject import DEFAULT_CONTEXT_WINDOW
+from ..locations import CORPUS_ENV, DEFAULT_PROFILE, cache_dir, corpus_dir
+from ..navindex.node import DocumentIndex
+from ..navindex.schema import DEFAULT_RUNG, RUNGS
+from ..settings import BACKENDS
+
+
+class UsageProblem(ValueError):
+    """A command line that cannot run as given."""
+
+
+class Progress:
+    """Progress lines on stderr, numbered, with elapsed time."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.started = time.monotonic()
+        self.count = 0
+
+    def __call__(self, message: str) -> None:
+        self.count += 1
+        if not self.quiet:
+            elapsed = time.monotonic() - self.started
+            print(f"[{elapsed:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def add_selectors(parser: argparse.ArgumentParser) -> None:
+    """Options choosing the documents: a profile or a folder, and where files live."""
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--profile", help=f"packaged corpus profile (default: {DEFAULT_PROFILE})")
+    chosen.add_argument("--docs", type=Path, help="any folder of .txt/.htm/.html documents")
+    parser.add_argument("--corpus-dir", type=Path,
+                        help=f"folder holding the profile's documents (default: ${CORPUS_ENV})")
+    parser.add_argument("--cache-dir", type=Path,
+                        help="cache folder (default: $LEGALBENCH_CACHE_DIR or ~/.cache)")
+    parser.add_argument("--no-cache", action="store_true", help="build without reading the cache")
+    parser.add_argument("--rung", choices=RUNGS, default=DEFAULT_RUNG,
+                        help="descriptor rung of the index files and sizes (default: %(default)s)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    """Options for the model backend and the retrieval settings every mode shares."""
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="'reference' (embedded, no key) or 'anthropic'; default: anthropic "
+                             "when ANTHROPIC_API_KEY is set, else reference")
+    parser.add_argument("--base-url", help="Messages-API server (default: $ANTHROPIC_BASE_URL)")
+    parser.add_argument("--context-window", type=int, default=DEFAULT_CONTEXT_WINDOW,
+                        help="context window in tokens (default: %(default)s)")
+    parser.add_argument("--cross-encoder", help="cross-encoder model path for navembed:rerank")
+
+
+def mode_help() -> str:
+    """The help text of a ``--mode`` option."""
+    from ..modes.registry import DEFAULT_STRATEGY, mode_names
+
+    return (f"retrieval mode: {', '.join(mode_names())}; navembed alone means "
+            f"navembed:{DEFAULT_STRATEGY}")
+
+
+def load_selection(args: argparse.Namespace,
+                   progress: Progress) -> tuple[Selection, tuple[Document, ...]]:
+    """Read the selected documents, reporting decoding warnings and inferred roles."""
+    selection = Selection(profile=args.profile or (None if args.docs else DEFAULT_PROFILE),
+                          docs=args.docs)
+    documents = load_documents(selection, corpus_dir=corpus_dir(args.corpus_dir),
+                               cache_dir=cache_dir(args.cache_dir), progress=progress)
+    for warning in (w for d in documents for w in d.warnings):
+        print(f"warning: {warning}", file=sys.stderr)
+    if selection.docs is not None:
+        for line in describe_inference(documents):
+            print(f"inferred: {line}", file=sys.stderr)
+    return selection, documents
+
+
+def working_cache(args: argparse.Namespace) -> Path | None:
+    """The cache folder to read and fill, or None under ``--no-cache``."""
+    return None if args.no_cache else cache_dir(args.cache_dir)
+
+
+def indexes_of(args: argparse.Namespace, documents: tuple[Document, ...],
+               progress: Progress) -> tuple[DocumentIndex, ...]:
+    """The documents' indexes, through the cache unless ``--no-cache``."""
+    return build_indexes(documents, cache_dir=working_cache(args), progress=progress)
+
+
+def open_query(args: argparse.Namespace, progress: Progress, mode_spec: str,
+               documents: tuple[Document, ...] | None = None,
+               indexes: tuple[DocumentIndex, ...] | None = None, **settings: Any) -> Any:
+    """A query session (context manager) for one mode over the selected corpus."""
+    from ..ask import query_session
+    from ..modes.base import ModeSettings
+    from ..modes.registry import parse_mode
+
+    try:
+        mode = parse_mode(mode_spec)
+        mode_settings = ModeSettings(context_window=args.context_window,
+                                     cross_encoder=args.cross_encoder, **settings)
+    except ValueError as error:
+        raise UsageProblem(str(error)) from None
+    if documents is None:
+        _, documents = load_selection(args, progress)
+    if indexes is None:
+        # Inject sends whole documents, so it never needs the index built.
+        indexes = () if mode == "inject" else indexes_of(args, documents, progress)
+    return query_session(documents, indexes, mode=mode, backend=args.backend,
+                         base_url=args.base_url, settings=mode_settings,
+                         cache_dir=working_cache(args), progress=progress)

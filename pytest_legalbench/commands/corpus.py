@@ -1,0 +1,109 @@
+"""``legalbench index`` and ``legalbench stats``: build the index files, report on them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..ingest.document import Document
+from ..locations import cache_dir
+from ..navindex.statistics import attention_lines, corpus_stats, document_stats
+from ..navindex.store import save_document
+from ..tokens import TOKEN_ESTIMATE
+from .common import Progress, add_selectors, indexes_of, load_selection
+
+
+def register(commands: Any) -> None:
+    """Add the ``index`` and ``stats`` subcommands."""
+    index = commands.add_parser("index", help="build the index files of a profile or folder")
+    add_selectors(index)
+    index.add_argument("--out", type=Path, help="folder for the <doc>.index.json and "
+                       "<doc>.full.json files (default: <cache>/indexes/<selection>)")
+    index.set_defaults(run=run_index)
+    stats = commands.add_parser("stats", help="print index statistics per document and in total")
+    add_selectors(stats)
+    stats.add_argument("--json", action="store_true", help="print the statistics as JSON only")
+    stats.set_defaults(run=run_stats)
+
+
+def run_index(args: argparse.Namespace, progress: Progress) -> int:
+    """Write every document's index files."""
+    selection, documents = load_selection(args, progress)
+    indexes = indexes_of(args, documents, progress)
+    label = selection.docs.name if selection.docs is not None else selection.profile
+    out = args.out or cache_dir(args.cache_dir) / "indexes" / str(label)
+    for position, index in enumerate(indexes, 1):
+        save_document(index, out, args.rung)
+        progress(f"wrote {position}/{len(indexes)} {index.doc_id}")
+    nodes = sum(len(i.nodes) for i in indexes)
+    print(f"indexed {len(indexes)} documents ({selection.describe()}), {nodes} nodes, "
+          f"rung {args.rung}: {out}")
+    return 0
+
+
+def run_stats(args: argparse.Namespace, progress: Progress) -> int:
+    """Print the statistics table (or JSON), what needs attention, and the crossover."""
+    _, documents = load_selection(args, progress)
+    indexes = indexes_of(args, documents, progress)
+    stats = [document_stats(i, d.text, args.rung) for i, d in zip(indexes, documents)]
+    report = corpus_stats(stats, args.rung)
+    crossover, crossover_lines = _crossover(documents,
+                                            sum(s.index_tokens_optimised for s in stats))
+    report["crossover"] = crossover
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    _print_table(report)
+    print()
+    for line in attention_lines(indexes, stats):
+        print(line)
+    print()
+    for line in crossover_lines:
+        print(line)
+    return 0
+
+
+def _crossover(documents: Sequence[Document],
+               index_tokens: int) -> tuple[dict[str, object], list[str]]:
+    """The caching break-even of SPEC §7 for this corpus, on the default price card."""
+    from ..crossover import ceiling_lines, navigate_payload_ceiling, navindex_payload_ceiling
+    from ..pricing import load_price_card
+    from ..prompts import document_block
+    from ..tokens import estimate_tokens
+
+    card = load_price_card()
+    corpus = estimate_tokens(document_block((d.doc_id, d.title, d.text) for d in documents))
+    navigate = navigate_payload_ceiling(corpus, card.prices)
+    navindex = navindex_payload_ceiling(corpus, index_tokens, card.prices)
+    lines = ceiling_lines(corpus, index_tokens, card.prices)
+    return {
+        "price_card": card.label, "corpus_tokens": corpus, "index_tokens": index_tokens,
+        "navigate_payload_ceiling": None if navigate is None else float(navigate),
+        "navindex_payload_ceiling": None if navindex is None else float(navindex),
+        "summary": " ".join(line.strip() for line in lines),
+    }, lines
+
+
+def _print_table(report: dict[str, object]) -> None:
+    columns = ("nodes", "definitions", "toc_entries", "xrefs_found", "xrefs_resolved",
+               "xrefs_external", "xrefs_unfiled", "coverage", "index_tokens",
+               "index_tokens_optimised")
+    header = ("doc_id", "nodes", "defs", "toc", "xref", "resolved", "external", "unfiled",
+              "coverage", "index tok", "optimised")
+    rows: list[tuple[str, ...]] = []
+    documents = report["documents"]
+    assert isinstance(documents, list)
+    total = report["total"]
+    assert isinstance(total, dict)
+    for entry in [*documents, {"doc_id": f"TOTAL ({total['documents']} documents)", **total}]:
+        rows.append((str(entry["doc_id"])[:48],
+                     *(f"{entry[c]:.4f}" if c == "coverage" else str(entry[c]) for c in columns)))
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                        for i, (cell, w) in enumerate(zip(row, widths))))
+    print(f"\nxref resolution rate {float(total['xref_resolution_rate']):.4f}; index sizes at "
+          f"rung {report['rung']}, tokens estimated as {TOKEN_ESTIMATE}")

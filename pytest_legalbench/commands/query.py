@@ -1,0 +1,97 @@
+"""``legalbench ask`` and ``legalbench retrieve``: one mode, one question or a file of them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..settings import DEFAULT_ANSWER_MODEL
+from .common import (
+    Progress,
+    UsageProblem,
+    add_backend_options,
+    add_selectors,
+    mode_help,
+    open_query,
+)
+
+
+def register(commands: Any) -> None:
+    """Add the ``ask`` and ``retrieve`` subcommands."""
+    ask = commands.add_parser("ask", help="answer one question and print the ledger and cost")
+    _query_options(ask)
+    ask.add_argument("question", help="the question, in quotes")
+    ask.add_argument("--model", default=DEFAULT_ANSWER_MODEL,
+                     help="answering model (default: %(default)s)")
+    ask.add_argument("--price-card", type=Path, help="price card JSON (default: packaged card)")
+    ask.add_argument("--json", action="store_true", help="print the report as JSON")
+    ask.set_defaults(run=run_ask)
+    retrieve = commands.add_parser(
+        "retrieve", help="print the provisions a mode retrieves, one JSON line per question")
+    _query_options(retrieve)
+    retrieve.add_argument("question", nargs="?", help="the question, in quotes")
+    retrieve.add_argument("--questions", type=Path,
+                          help='JSON Lines file of {"id", "question"} objects')
+    retrieve.add_argument("--json", action="store_true",
+                          help="JSON output (the only format; accepted for symmetry)")
+    retrieve.set_defaults(run=run_retrieve)
+
+
+def _query_options(parser: argparse.ArgumentParser) -> None:
+    add_selectors(parser)
+    parser.add_argument("--mode", default="inject", help=f"{mode_help()} (default: %(default)s)")
+    add_backend_options(parser)
+
+
+def run_ask(args: argparse.Namespace, progress: Progress) -> int:
+    """Answer the question and print the answer, provisions, ledger and cost."""
+    from ..ask import ask, report_json, report_lines
+    from ..pricing import load_price_card
+
+    card = load_price_card(args.price_card)
+    with open_query(args, progress, args.mode) as session:
+        retrieval, completion = ask(session, args.question, args.model)
+        if args.json:
+            print(report_json(retrieval, completion, session, card))
+        else:
+            print("\n".join(report_lines(retrieval, completion, session, card)))
+    return 0
+
+
+def run_retrieve(args: argparse.Namespace, progress: Progress) -> int:
+    """Print one JSON line of provisions per question, without answering."""
+    from ..ask import retrieval_line
+
+    if (args.question is None) == (args.questions is None):
+        raise UsageProblem("give either a question or --questions FILE.jsonl")
+    questions = ([(None, args.question)] if args.questions is None
+                 else _read_questions(args.questions))
+    with open_query(args, progress, args.mode) as session:
+        for position, (question_id, question) in enumerate(questions, 1):
+            retrieval = session.mode.retrieve(question, question_id=question_id)
+            print(retrieval_line(retrieval, question_id, question), flush=True)
+            progress(f"retrieved {position}/{len(questions)} {question_id or ''}".rstrip())
+    return 0
+
+
+def _read_questions(path: Path) -> list[tuple[str | None, str]]:
+    questions: list[tuple[str | None, str]] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise UsageProblem(f"{path}: cannot read ({error.strerror})") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UsageProblem(f"{path}:{number}: not JSON ({error.msg})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("question"), str):
+            raise UsageProblem(f'{path}:{number}: expected {{"id", "question"}} with a '
+                                f"string question")
+        identifier = record.get("id")
+        questions.append((None if identifier is None else str(identifier), record["question"]))
+    return questions

@@ -1,0 +1,140 @@
+"""``legalbench spans``: a LegalBench-RAG-format span benchmark scored at character level,
+at k provisions or at a payload budget in characters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..ingest.document import Document
+from ..locations import corpus_dir
+from ..modes.base import Provision
+from .common import (
+    Progress,
+    UsageProblem,
+    add_backend_options,
+    add_selectors,
+    indexes_of,
+    load_selection,
+    mode_help,
+    open_query,
+)
+
+#: Provisions asked of a node-level mode per this many budget characters: enough that the
+#: budget, not the list, runs out first, even when provisions are short.
+_CHARS_PER_PROVISION = 100
+
+
+def register(commands: Any) -> None:
+    """Add the ``spans`` subcommand."""
+    spans = commands.add_parser(
+        "spans", help="score a LegalBench-RAG-format span benchmark (character precision/recall)")
+    spans.add_argument("benchmark", type=Path,
+                       help='JSON file {"tests": [{"query", "snippets": [{"file_path", '
+                            '"span"}]}]}; file paths relative to --docs or the corpus folder')
+    add_selectors(spans)
+    spans.add_argument("--mode", required=True, help=mode_help())
+    cut = spans.add_mutually_exclusive_group(required=True)
+    cut.add_argument("-k", type=int, help="score the first K provisions")
+    cut.add_argument("--budget-chars", type=int,
+                     help="score provisions in rank order up to C characters")
+    spans.add_argument("--sample", type=int,
+                       help="score N tests spread evenly over the file (default: all)")
+    spans.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_backend_options(spans)
+    spans.set_defaults(run=run_spans)
+
+
+def run_spans(args: argparse.Namespace, progress: Progress) -> int:
+    """Retrieve for every test's query and print precision and recall."""
+    from ..spans.benchmark_file import Snippet, read_benchmark
+    from ..spans.scoring import cut_to_budget, cut_to_k, score_spans, summarise
+
+    for name, option in (("k", "-k"), ("budget_chars", "--budget-chars"),
+                         ("sample", "--sample")):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UsageProblem(f"{option} must be a positive integer, got {value}")
+    benchmark = read_benchmark(args.benchmark)
+    tests = _sample(benchmark.tests, args.sample)
+    selection, documents = load_selection(args, progress)
+    root = args.docs if args.docs is not None else corpus_dir(args.corpus_dir)
+    paths = _file_paths(documents, root)
+    known = set(paths.values())
+    unknown = sorted({s.file_path for t in tests for s in t.snippets
+                      if _normal(s.file_path) not in known})
+    if unknown:
+        raise UsageProblem(f"{args.benchmark}: {len(unknown)} snippet file(s) are not documents "
+                           f"of {selection.describe()} (paths are relative to {root}): "
+                           f"{', '.join(unknown[:3])}")
+    limit = args.k or math.ceil(args.budget_chars / _CHARS_PER_PROVISION)
+    indexes = indexes_of(args, documents, progress)
+    scores = []
+    with open_query(args, progress, args.mode, documents, indexes, k=limit) as session:
+        for position, test in enumerate(tests, 1):
+            # A document outside the benchmark's root can hold no gold span: it only costs.
+            ranked = [Snippet(paths.get(p.doc_id, f"<{p.doc_id}>"), p.start, p.end)
+                      for p in _ranked(session.mode, test.query, limit)]
+            kept = cut_to_k(ranked, args.k) if args.k else cut_to_budget(ranked, args.budget_chars)
+            gold = [Snippet(_normal(s.file_path), s.start, s.end) for s in test.snippets]
+            scores.append(score_spans(kept, gold))
+            if position % 25 == 0 or position == len(tests):
+                progress(f"{session.mode.name}: {position}/{len(tests)} tests")
+        mode_name = session.mode.name
+    summary = summarise(scores)
+    result = {
+        "tests": summary.tests, "mode": mode_name, "k": args.k, "budget_chars": args.budget_chars,
+        "recall": round(summary.recall, 4), "precision": round(summary.precision, 4),
+        "benchmark": str(args.benchmark), "tests_in_file": len(benchmark.tests),
+        "corpus": selection.describe(),
+        "retrieved_chars_mean": round(sum(s.retrieved_chars for s in scores)
+                                      / max(1, len(scores)), 1),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        cut = f"k={args.k}" if args.k else f"budget {args.budget_chars:,} characters"
+        print(f"{mode_name} on {summary.tests} of {len(benchmark.tests)} tests ({cut}): "
+              f"recall {summary.recall:.4f}, precision {summary.precision:.4f}")
+    return 0
+
+
+def _ranked(mode: Any, query: str, limit: int) -> Sequence[Provision]:
+    """The mode's provisions in rank order; the chunk baseline ranks beyond its fixed ten."""
+    ranking = getattr(mode, "ranking", None)
+    if ranking is not None:
+        provisions: Sequence[Provision] = ranking(query, limit)
+        return provisions
+    return tuple(mode.retrieve(query).provisions)
+
+
+def _sample(tests: Sequence[Any], count: int | None) -> Sequence[Any]:
+    if count is None or count >= len(tests):
+        return tests
+    # Evenly spread and deterministic: the same file and count score the same tests.
+    return [tests[i * len(tests) // count] for i in range(count)]
+
+
+def _normal(file_path: str) -> str:
+    return str(PurePosixPath(os.path.normpath(file_path.replace("\\", "/"))))
+
+
+def _file_paths(documents: Sequence[Document], root: Path | None) -> dict[str, str]:
+    """Each document's path relative to the benchmark's root, as a benchmark names it."""
+    if root is None:
+        raise UsageProblem("span file paths are relative to the corpus folder: give "
+                           "--corpus-dir or --docs")
+    base = root.resolve()
+    found = {}
+    for document in documents:
+        try:
+            relative = Path(document.path).resolve().relative_to(base)
+        except ValueError:
+            continue
+        found[document.doc_id] = _normal(relative.as_posix())
+    return found

@@ -1,0 +1,1 @@
+"""Span benchmarks in the LegalBench-RAG format: reading, scoring and the CUAD importer."""
