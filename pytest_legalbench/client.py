@@ -127,12 +127,32 @@ def _classify(exc: Exception, timeout_s: float) -> _Failure | None:
     if isinstance(exc, anthropic.APITimeoutError):
         return _Failure(None, f"no response within {timeout_s:g} s", True, None)
     if isinstance(exc, anthropic.APIConnectionError):
+        miss = _cassette_miss(exc)
+        if miss is not None:
+            # Replaying the same request cannot find a different recording: retrying only waits.
+            return _Failure(None, miss, False, None)
         return _Failure(None, f"connection failed: {exc.__cause__ or exc.message}", True, None)
     if isinstance(exc, anthropic.AnthropicError):
         return _Failure(None, str(exc) or type(exc).__name__, False, None)
     if isinstance(exc, ValueError):
         # The SDK lets a 2xx body that is not JSON escape as a bare JSONDecodeError.
         return _Failure(None, f"unreadable response: {exc}", False, None)
+    return None
+
+
+def _cassette_miss(exc: BaseException) -> str | None:
+    """The message for a vcrpy cassette miss in ``exc``'s cause chain; None if there is none."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        # Matched by class name: importing vcr here would load it for every client.
+        if any(cls.__name__ == "CannotOverwriteExistingCassetteException"
+               for cls in type(current).__mro__):
+            path = getattr(getattr(current, "cassette", None), "path", None)
+            where = f" in cassette {path}" if path else ""
+            return f"no recorded response matches this request (cassette miss){where}"
+        current = current.__cause__ or current.__context__
     return None
 
 

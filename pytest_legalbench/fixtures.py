@@ -1,4 +1,5 @@
-"""Session fixtures: settings, the corpus and its index, built once per session (per worker).
+"""Fixtures: settings, the corpus and its index, and the benchmark runner, built once per
+session (per xdist worker), and the per-item fixture that runs a benchmark item.
 
 The corpus and index modules are imported inside the fixtures, so ``pytest --help`` and
 sessions that never ask for them do not pay for compiling the parser.
@@ -6,6 +7,7 @@ sessions that never ask for them do not pay for compiling the parser.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -13,7 +15,9 @@ import pytest
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from .harness import BenchmarkRunner, Case
     from .ingest.document import Document
+    from .item_record import ItemRecord
     from .navindex.node import DocumentIndex
 
 
@@ -46,3 +50,59 @@ def legalbench_index(legalbench_settings: Settings,
     from .corpus_index import build_indexes
 
     return build_indexes(legalbench_documents, cache_dir=legalbench_settings.cache_dir)
+
+
+@pytest.fixture(scope="session")
+def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings,
+                      legalbench_documents: tuple[Document, ...],
+                      legalbench_index: tuple[DocumentIndex, ...]) -> Iterator[BenchmarkRunner]:
+    """The session's benchmark runner: corpus, client and (offline) the reference server."""
+    import dataclasses
+    import os
+
+    from .ask import open_backend
+    from .client import ModelClient, resolve_backend
+    from .harness import BenchmarkRunner, CassettePlan, RunSettings
+    from .ledger import Ledger
+    from .modes.base import ModeSettings
+
+    config = resolve_backend(legalbench_settings.backend, os.environ)
+    if legalbench_settings.base_url:
+        config = dataclasses.replace(config, base_url=legalbench_settings.base_url)
+    mode_settings = ModeSettings()
+    plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
+                        # pytest-recording's --record-mode; unset means replay only.
+                        record_mode=pytestconfig.getoption("record_mode", None) or "none")
+    # The server (reference backend only) and the client are closed even when items fail.
+    with open_backend(config, mode_settings.context_window) as live, \
+            ModelClient(live, Ledger()) as client:
+        yield BenchmarkRunner(
+            legalbench_documents, legalbench_index, client,
+            RunSettings(answer_model=legalbench_settings.answer_model,
+                        judge_model=legalbench_settings.judge_model,
+                        judge=legalbench_settings.judge, mode_settings=mode_settings),
+            cassettes=plan, cache_dir=legalbench_settings.cache_dir)
+
+
+@pytest.fixture
+def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case,
+                    legalbench_runner: BenchmarkRunner) -> ItemRecord:
+    """Run this item (its question under its mode) and attach its record to the report."""
+    from pathlib import Path
+
+    from .cassettes import CassetteError
+    from .client import ModelCallError
+    from .item_record import RECORD_PROPERTY
+    from .modes.base import ModeUnavailable
+
+    try:
+        record = legalbench_runner.run(legalbench_case, group=Path(str(request.path)).stem)
+    except ModeUnavailable as error:
+        pytest.skip(f"{error.mode}: {error.reason}")
+    except (CassetteError, ModelCallError) as error:
+        # The message names the cassette or the call; a traceback through vcr adds nothing.
+        pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)
+    # A loss under --legalbench-fail-on-loss fails the call phase (plugin.py), so the record
+    # still reaches the summary.
+    request.node.user_properties.append((RECORD_PROPERTY, record.to_dict()))
+    return record

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .locations import CACHE_ENV, CORPUS_ENV, DEFAULT_PROFILE, cache_dir
+
+#: The judging protocols: against a reference answer (the headline), preference (no
+#: reference), forced (no ties; analysed with the exact binomial test), and key facts only
+#: (no judge model: the verdict follows the model-free key-fact scores).
+JUDGES = ("reference-anchored", "preference", "forced", "keyfacts")
+DEFAULT_JUDGE = "reference-anchored"
 
 #: The published study's answering and judging models.
 DEFAULT_ANSWER_MODEL = "claude-sonnet-4-6"
@@ -49,7 +55,18 @@ OPTIONS = (
            f"model answering the questions. Default: {DEFAULT_ANSWER_MODEL}"),
     Option("judge_model", "--legalbench-judge-model", "LEGALBENCH_JUDGE_MODEL",
            f"model judging the answers. Default: {DEFAULT_JUDGE_MODEL}"),
+    Option("judge", "--legalbench-judge", "LEGALBENCH_JUDGE",
+           "judging protocol: reference-anchored (default), preference, forced (no ties; "
+           "exact binomial test) or keyfacts (no judge model). Questions without a reference "
+           "answer are always judged by preference"),
+    Option("questions", "--legalbench-questions", None,
+           "folder of question YAML files. Default: the profile's packaged question set"),
+    Option("report", "--legalbench-report", None,
+           "folder for results.json, report.md, verdicts.csv and cost.png"),
 )
+
+#: What a run benchmarks when no --mode is given.
+DEFAULT_MODES = ("navembed", "navindex")
 
 BACKENDS = ("reference", "anthropic")
 
@@ -66,14 +83,24 @@ class Settings:
     base_url: str | None = None
     answer_model: str = DEFAULT_ANSWER_MODEL
     judge_model: str = DEFAULT_JUDGE_MODEL
+    judge: str = "reference-anchored"
+    report_dir: Path | None = None
+    questions_dir: Path | None = None
+    """None means the profile's packaged question set."""
+    modes: tuple[str, ...] = ()
+    """Resolved mode names (``navembed:hybrid``), in the order given."""
+    fail_on_loss: bool = False
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> dict[str, object]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
         return {"profile": self.profile,
                 "corpus_dir": str(self.corpus_dir) if self.corpus_dir else None,
                 "cache_dir": str(self.cache_dir), "backend": self.backend,
                 "base_url": self.base_url, "answer_model": self.answer_model,
-                "judge_model": self.judge_model}
+                "judge_model": self.judge_model, "judge": self.judge,
+                "report_dir": str(self.report_dir) if self.report_dir else None,
+                "questions_dir": str(self.questions_dir) if self.questions_dir else None,
+                "modes": list(self.modes), "fail_on_loss": self.fail_on_loss}
 
 
 def resolve_settings(
@@ -82,6 +109,8 @@ def resolve_settings(
     env: Mapping[str, str],
     *,
     profiles: Callable[[], tuple[str, ...]],
+    modes: Sequence[str] = (),
+    fail_on_loss: bool = False,
 ) -> Settings:
     """Resolve every option by precedence and validate it; raise SettingsError on a bad value."""
     chosen: dict[str, str | None] = {}
@@ -105,7 +134,27 @@ def resolve_settings(
         raise SettingsError(
             f"--legalbench-backend={backend!r} is not a backend; choose from {', '.join(BACKENDS)}"
         )
+    judge = chosen["judge"] or DEFAULT_JUDGE
+    if judge not in JUDGES:
+        raise SettingsError(
+            f"--legalbench-judge={judge!r} is not a judging protocol; choose from {', '.join(JUDGES)}"
+        )
+    # Imported here: mode parsing is cheap, but the modes package imports these settings.
+    from .modes.registry import parse_mode
+
+    resolved: list[str] = []
+    for spec in modes or DEFAULT_MODES:
+        try:
+            resolved.append(parse_mode(spec))
+        except ValueError as error:
+            raise SettingsError(f"--mode={spec!r}: {error}") from None
+    report = Path(chosen["report"]).expanduser() if chosen["report"] else None
+    questions = Path(chosen["questions"]).expanduser() if chosen["questions"] else None
+    if questions is not None and not questions.is_dir():
+        raise SettingsError(f"--legalbench-questions={str(questions)!r} is not a folder")
     return Settings(profile=profile, corpus_dir=corpus, cache_dir=cache_dir(chosen["cache_dir"]),
                     backend=backend, base_url=chosen["base_url"],
                     answer_model=chosen["answer_model"] or DEFAULT_ANSWER_MODEL,
-                    judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL)
+                    judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
+                    report_dir=report, questions_dir=questions, modes=tuple(dict.fromkeys(resolved)),
+                    fail_on_loss=fail_on_loss)

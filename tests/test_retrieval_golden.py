@@ -32,6 +32,7 @@ def _questions() -> list[tuple[str, str]]:
 
 @pytest.mark.corpus
 def test_retrieved_node_ids_match_the_golden_file(corpus_root: Path, tmp_path: Path,
+                                                   shared_cache: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     documents = tuple(d for d in load_documents(Selection("transactions"),
@@ -44,7 +45,7 @@ def test_retrieved_node_ids_match_the_golden_file(corpus_root: Path, tmp_path: P
         try:
             with query_session(documents, indexes, mode=mode, backend="reference",
                                base_url=None, settings=ModeSettings(),
-                               cache_dir=tmp_path) as session:
+                               cache_dir=shared_cache) as session:
                 observed[mode] = {qid: [p.node_id for p in session.mode.retrieve(q).provisions]
                                   for qid, q in _questions()}
         except ModeUnavailable as unavailable:

@@ -42,7 +42,33 @@ def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
     assert [o.ini for o in OPTIONS] == [
         "legalbench_profile", "legalbench_corpus_dir", "legalbench_cache_dir",
         "legalbench_backend", "legalbench_base_url", "legalbench_answer_model",
-        "legalbench_judge_model"]
+        "legalbench_judge_model", "legalbench_judge", "legalbench_questions",
+        "legalbench_report"]
+
+
+def test_modes_default_to_navembed_and_navindex_and_resolve_strategies() -> None:
+    from pytest_legalbench.modes.registry import DEFAULT_STRATEGY
+
+    assert resolve_settings({}, {}, {}, profiles=_profiles).modes == (
+        f"navembed:{DEFAULT_STRATEGY}", "navindex")
+    chosen = resolve_settings({}, {}, {}, profiles=_profiles,
+                              modes=["navindex", "navembed:chunks", "navindex"])
+    assert chosen.modes == ("navindex", "navembed:chunks")
+    with pytest.raises(SettingsError, match="--mode='navembed:magic'"):
+        resolve_settings({}, {}, {}, profiles=_profiles, modes=["navembed:magic"])
+
+
+def test_judge_report_questions_and_fail_on_loss(tmp_path: Path) -> None:
+    settings = resolve_settings({"judge": "forced", "report": str(tmp_path / "out"),
+                                 "questions": str(tmp_path)}, {}, {}, profiles=_profiles,
+                                fail_on_loss=True)
+    assert (settings.judge, settings.report_dir, settings.questions_dir,
+            settings.fail_on_loss) == ("forced", tmp_path / "out", tmp_path, True)
+    assert resolve_settings({}, {}, {}, profiles=_profiles).judge == "reference-anchored"
+    with pytest.raises(SettingsError, match="--legalbench-judge='gut-feeling'"):
+        resolve_settings({"judge": "gut-feeling"}, {}, {}, profiles=_profiles)
+    with pytest.raises(SettingsError, match="--legalbench-questions=.* is not a folder"):
+        resolve_settings({"questions": str(tmp_path / "absent")}, {}, {}, profiles=_profiles)
 
 
 def test_backend_and_models(tmp_path: Path) -> None:

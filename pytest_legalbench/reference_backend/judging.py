@@ -21,6 +21,8 @@ from .wire import MessagesRequest, invalid
 
 #: The forced tool through which a judge reports its verdict.
 VERDICT_TOOL = "record_verdict"
+#: The same without ties (the forced-decision protocol).
+FORCED_VERDICT_TOOL = "record_forced_verdict"
 
 
 @dataclass(frozen=True)
@@ -116,3 +118,22 @@ def verdict_input(request: MessagesRequest) -> dict[str, object]:
     verdict = judge(tagged_text(text, "question") or "", tagged_text(text, "reference"),
                     answers[0], answers[1])
     return {"verdict": verdict.verdict, "reason": verdict.reason}
+
+
+def forced_verdict_input(request: MessagesRequest) -> dict[str, object]:
+    """The ``record_forced_verdict`` input: a key-fact verdict, a tie settled by content.
+
+    The tie-break looks only at the answers' content (more checkable facts, then the text
+    itself), never at their positions, so swapping A and B swaps the choice."""
+    data = verdict_input(request)
+    if data["verdict"] != "tie":
+        return data
+    text = request.last_user_text
+    a = without_note(tagged_text(text, "answer_a") or "")
+    b = without_note(tagged_text(text, "answer_b") or "")
+    key_a, key_b = (len(extract_facts(a)), a), (len(extract_facts(b)), b)
+    if key_a == key_b:
+        return {"verdict": "A", "reason": "The answers are identical; A by default."}
+    choice = "A" if key_a > key_b else "B"
+    return {"verdict": choice,
+            "reason": f"Equal on key facts; {choice} states more checkable facts."}

@@ -11,7 +11,7 @@ from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 from .answering import extractive_answer
 from .identity import BACKEND_NOTE, with_note
-from .judging import VERDICT_TOOL, verdict_input
+from .judging import FORCED_VERDICT_TOOL, VERDICT_TOOL, forced_verdict_input, verdict_input
 from .navigator import (
     SELECT_DOCUMENTS,
     SELECT_NODES,
@@ -26,6 +26,7 @@ ToolHandler = Callable[[MessagesRequest], dict[str, object]]
 #: Forced tools the backend can serve, by name.
 TOOL_HANDLERS: Mapping[str, ToolHandler] = {
     VERDICT_TOOL: verdict_input,
+    FORCED_VERDICT_TOOL: forced_verdict_input,
     SELECT_NODES: select_nodes_input,
     SELECT_DOCUMENTS: select_documents_input,
     SELECT_TITLES: select_titles_input,

@@ -1,0 +1,186 @@
+"""Running one benchmark item: the mode's answer, inject's answer, the paired judge, scores.
+
+A ``BenchmarkRunner`` lives for a session (one per xdist worker). It builds each mode once,
+answers each question with inject once (every mode paired with that question reuses the
+answer), and records every model call into cassettes: inject's answer into the question's own
+cassette, the mode's retrieval and answer and the judge's calls into the item's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .client import ModelClient
+from .evaluation import Scorer
+from .ingest.document import Document
+from .item_record import ItemRecord, KeyFacts
+from .judge import JudgeRequest, judge_once, keyfacts_verdict, protocol_for
+from .keyfacts import score_answer
+from .ledger import Call
+from .modes.base import Corpus, Mode, ModeSettings, ModeUnavailable, Retrieval
+from .navindex.node import DocumentIndex
+from .pairing import combine
+from .prompts import REFUSAL
+from .question_set import Question
+
+INJECT = "inject"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One item: a question under one mode."""
+
+    question: Question
+    mode: str
+
+    @property
+    def id(self) -> str:
+        """The item's stable id, ``<question_id>-<mode>``."""
+        return f"{self.question.id}-{self.mode}"
+
+
+@dataclass(frozen=True)
+class CassettePlan:
+    """Where an item's calls are recorded and how."""
+
+    root: Path
+    backend: str
+    record_mode: str
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every item of a session shares."""
+
+    answer_model: str
+    judge_model: str
+    judge: str
+    mode_settings: ModeSettings = field(default_factory=ModeSettings)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    text: str
+    calls: tuple[Call, ...]
+    retrieval: Retrieval
+
+
+class BenchmarkRunner:
+    """Runs items on one corpus through one client; modes and inject answers are reused."""
+
+    def __init__(self, documents: Sequence[Document], indexes: Sequence[DocumentIndex],
+                 client: ModelClient, settings: RunSettings, *,
+                 cassettes: CassettePlan | None = None, cache_dir: Path | None = None) -> None:
+        self.corpus = Corpus(tuple(documents), tuple(indexes), cache_dir)
+        self.client = client
+        self.settings = settings
+        self.cassettes = cassettes
+        self.scorer = Scorer({d.doc_id: d.text for d in documents}, indexes)
+        self._modes: dict[str, Mode | ModeUnavailable] = {}
+        self._inject: dict[str, _Answer] = {}
+
+    def mode(self, name: str) -> Mode:
+        """The mode called ``name``, built on first use; ModeUnavailable when it cannot run."""
+        from .modes.registry import build_mode
+
+        if name not in self._modes:
+            try:
+                self._modes[name] = build_mode(name, self.corpus, self.settings.mode_settings,
+                                               self.client)
+            except ModeUnavailable as error:
+                self._modes[name] = error
+        built = self._modes[name]
+        if isinstance(built, ModeUnavailable):
+            raise built
+        return built
+
+    def run(self, case: Case, group: str = "benchmark") -> ItemRecord:
+        """Answer, judge and score one item; ``group`` (the benchmark module's name) keeps
+        the cassettes of different modules apart."""
+        question = case.question
+        inject = self.inject_answer(question, group)
+        with self._cassette(group, case.id):
+            if case.mode == INJECT:
+                return self._record(case, inject, None, None, None, ())
+            mode = self._answer(case.mode, question)
+            protocol = protocol_for(self.settings.judge, question.reference)
+            keys = (self._keyfacts(question, inject.text), self._keyfacts(question, mode.text))
+            seen = len(self.client.ledger)
+            forward: str | None
+            reverse: str | None
+            if protocol == "keyfacts":
+                forward = keyfacts_verdict(keys[0].correct, keys[1].correct)
+                reverse = keyfacts_verdict(keys[1].correct, keys[0].correct)
+            else:
+                forward, reverse = (
+                    judge_once(self.client, JudgeRequest(question.question, question.reference,
+                                                         a, b),
+                               protocol=protocol, model=self.settings.judge_model,
+                               stage=f"judge.{direction}", question_id=question.id)
+                    for direction, a, b in (("forward", inject.text, mode.text),
+                                            ("reverse", mode.text, inject.text)))
+            judged = self.client.ledger.calls[seen:]
+            verdict = combine(forward, reverse, forced=protocol == "forced")
+            return self._record(case, inject, mode, (forward, reverse, verdict), protocol,
+                                judged)
+
+    def inject_answer(self, question: Question, group: str = "benchmark") -> _Answer:
+        """Inject's answer to ``question``, answered once per session in its own cassette
+        (shared by every item of the question, whichever worker or mode needs it first)."""
+        if question.id not in self._inject:
+            with self._cassette(f"{group}-{INJECT}", question.id):
+                self._inject[question.id] = self._answer(INJECT, question)
+        return self._inject[question.id]
+
+    def _answer(self, name: str, question: Question) -> _Answer:
+        from .modes.answering import answer
+
+        mode = self.mode(name)
+        seen = len(self.client.ledger)
+        retrieval = mode.retrieve(question.question, question_id=question.id)
+        completion = answer(retrieval, question.question, self.client,
+                            self.settings.answer_model, question_id=question.id,
+                            inject_context=getattr(mode, "context", None))
+        return _Answer(completion.text, self.client.ledger.calls[seen:], retrieval)
+
+    def _keyfacts(self, question: Question, text: str) -> KeyFacts:
+        score = score_answer(text, question.must_contain, out_of_scope=question.out_of_scope,
+                             refusal=REFUSAL)
+        return KeyFacts(score.found, score.missing, score.declined, score.correct)
+
+    def _record(self, case: Case, inject: _Answer, mode: _Answer | None,
+                verdicts: tuple[str | None, str | None, str] | None, protocol: str | None,
+                judged: Sequence[Call]) -> ItemRecord:
+        question = case.question
+        arm = mode or inject
+        retrieval = arm.retrieval
+        scored = self.scorer.score(question, retrieval.mode, retrieval.provisions,
+                                   retrieval.payload_tokens, retrieval.scan_tokens)
+        forward, reverse, verdict = verdicts or (None, None, None)
+        return ItemRecord(
+            question_id=question.id, kind=question.kind, practice_area=question.practice_area,
+            difficulty=question.difficulty, mode=retrieval.mode, question=question.question,
+            reference=question.reference, judge=protocol or "keyfacts",
+            inject_answer=inject.text, mode_answer=None if mode is None else mode.text,
+            raw_forward=forward, raw_reverse=reverse, verdict=verdict,
+            keyfacts_inject=self._keyfacts(question, inject.text),
+            keyfacts_mode=None if mode is None else self._keyfacts(question, mode.text),
+            evidence_recall=scored.recall, node_ids=scored.node_ids,
+            payload_tokens=retrieval.payload_tokens, scan_tokens=retrieval.scan_tokens,
+            inject_calls=inject.calls, mode_calls=() if mode is None else mode.calls,
+            judge_calls=tuple(judged))
+
+    @contextlib.contextmanager
+    def _cassette(self, group: str, name: str) -> Iterator[None]:
+        if self.cassettes is None:
+            yield
+            return
+        from .cassettes import cassette_file, use_cassette
+
+        plan = self.cassettes
+        path = cassette_file(plan.root, plan.backend, group, name)
+        with use_cassette(path, record_mode=plan.record_mode, backend=plan.backend):
+            yield
