@@ -7,6 +7,14 @@ from pathlib import Path
 
 import pytest
 
+# In-process pytester runs drop every module first imported during the run. Modules that keep
+# process-wide state (numpy refuses a second load; vcr's patches and exception classes must be
+# the same objects in every test) are imported here, once, before any such run.
+import numpy  # noqa: F401  # isort: skip
+import scipy.stats  # type: ignore[import-untyped]  # noqa: F401  # isort: skip
+import vcr  # isort: skip
+import vcr.persisters.filesystem  # noqa: F401  # isort: skip
+
 REPO = Path(__file__).resolve().parents[1]
 
 

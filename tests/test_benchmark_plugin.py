@@ -55,10 +55,7 @@ def pytest_runtest_logreport(report):
 
 def isolate_environment(monkeypatch: pytest.MonkeyPatch, corpus_root: Path) -> None:
     """An absolute corpus folder (pytester changes directory) and no inherited backend."""
-    # pytester drops the modules an in-process run imported, and numpy cannot be imported a
-    # second time in one process: the summary's statistics must be loaded here first.
-    import scipy.stats  # type: ignore[import-untyped]  # noqa: F401
-
+    # (numpy, scipy and vcr are imported by conftest.py before any in-process run.)
     monkeypatch.setenv("LEGALBENCH_CORPUS_DIR", str(corpus_root))
     for name in FOREIGN_ENV:
         monkeypatch.delenv(name, raising=False)
