@@ -1,0 +1,66 @@
+"""The session summary from hand-made records: tallies, key facts, footprint, cost, lines."""
+
+from __future__ import annotations
+
+from pytest_legalbench.item_record import ItemRecord, KeyFacts
+from pytest_legalbench.ledger import Call, Usage
+from pytest_legalbench.pricing import load_price_card
+from pytest_legalbench.session_summary import summarise, summary_lines
+
+YES = KeyFacts(("x",), (), False, True)
+NO = KeyFacts((), ("x",), False, False)
+
+
+def _call(stage: str, input_tokens: int, cache_read: int = 0) -> Call:
+    return Call(stage, "m", Usage(input_tokens=input_tokens, cache_read_input_tokens=cache_read,
+                                  output_tokens=100), 0.1, "reference")
+
+
+def _record(qid: str, verdict: str | None, *, kind: str = "lookup", mode: str = "navindex",
+            judge: str = "forced", mode_facts: KeyFacts | None = YES) -> ItemRecord:
+    return ItemRecord(
+        question_id=qid, kind=kind, practice_area="finance", difficulty="easy", mode=mode,
+        question="q?", reference="r", judge=judge, inject_answer="a",
+        mode_answer=None if mode == "inject" else "b", raw_forward=None, raw_reverse=None,
+        verdict=verdict, keyfacts_inject=NO, keyfacts_mode=None if mode == "inject" else mode_facts,
+        evidence_recall=None if kind == "out_of_scope" else 0.5, node_ids=("d:1",),
+        payload_tokens=1000, scan_tokens=0 if mode != "navindex" else 5000,
+        inject_calls=(_call("inject.answer", 100, cache_read=10_000),),
+        mode_calls=() if mode == "inject" else (_call("navindex.scan", 5000),
+                                                _call("navindex.answer", 1000)),
+        judge_calls=() if verdict is None else (_call("judge.forward", 50),))
+
+
+def test_forced_runs_tally_splits_apart_and_add_the_binomial_test() -> None:
+    records = [_record(f"q{n}", "mode") for n in range(9)] + [
+        _record("q9", "inject"), _record("q10", "split"),
+        _record("c1", "tie", kind="out_of_scope", mode_facts=NO)]
+    summary = summarise(records, load_price_card(), backend="reference",
+                        models={"answer": "a1", "judge": "j1"})
+    entry = summary["modes"]["navindex"]  # type: ignore[index]
+    bound = entry["document_bound"]
+    assert (bound["mode"], bound["inject"], bound["split"], bound["items"]) == (9, 1, 1, 11)
+    # 9 of 10 decided pairs, splits left out: two-sided exact p = 22/1024.
+    assert abs(bound["forced_test_p"] - 22 / 1024) < 1e-12
+    assert entry["controls"]["items"] == 1
+    assert entry["keyfacts"]["mode"]["k"] == 11 and entry["keyfacts"]["inject"]["k"] == 0
+    assert entry["footprint"]["inject_total"] == 12 * 10_100
+    assert entry["footprint"]["mode_total"] == 12 * 6_000
+    lines = summary_lines(summary)
+    assert lines[0].startswith("backend reference (answer a1, judge j1)")
+    assert any(line.startswith("  exact binomial test (navindex vs inject wins, splits left "
+                               "out): p = 0.02148") for line in lines)
+    assert any(line.startswith("  document-bound: ties 0/10 0.0% [0.0, 30.9]; inject wins 1/10")
+               for line in lines)
+
+
+def test_an_inject_only_run_reports_key_facts_footprint_and_cost_alone() -> None:
+    records = [_record("q1", None, mode="inject"), _record("q2", None, mode="inject")]
+    summary = summarise(records, load_price_card(), backend="reference",
+                        models={"answer": "a1", "judge": "none"})
+    entry = summary["modes"]["inject"]  # type: ignore[index]
+    assert "document_bound" not in entry and "crossover" not in entry
+    lines = summary_lines(summary)
+    assert "  key facts: inject 0/2 0.0% [0.0, 84.2]" in lines
+    assert any(line.startswith("  token footprint 20,200 (answering context 20,200); cost $")
+               for line in lines)
