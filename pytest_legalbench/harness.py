@@ -103,17 +103,18 @@ class BenchmarkRunner:
         question = case.question
         inject = self.inject_answer(question, group)
         with self._cassette(group, case.id):
+            inject_keys = self._keyfacts(question, inject.text)
             if case.mode == INJECT:
-                return self._record(case, inject, None, None, None, ())
+                return self._record(case, inject, inject_keys, None, None, None, None, ())
             mode = self._answer(case.mode, question)
             protocol = protocol_for(self.settings.judge, question.reference)
-            keys = (self._keyfacts(question, inject.text), self._keyfacts(question, mode.text))
+            mode_keys = self._keyfacts(question, mode.text)
             seen = len(self.client.ledger)
             forward: str | None
             reverse: str | None
             if protocol == "keyfacts":
-                forward = keyfacts_verdict(keys[0].correct, keys[1].correct)
-                reverse = keyfacts_verdict(keys[1].correct, keys[0].correct)
+                forward = keyfacts_verdict(inject_keys.correct, mode_keys.correct)
+                reverse = keyfacts_verdict(mode_keys.correct, inject_keys.correct)
             else:
                 forward, reverse = (
                     judge_once(self.client, JudgeRequest(question.question, question.reference,
@@ -124,8 +125,8 @@ class BenchmarkRunner:
                                             ("reverse", mode.text, inject.text)))
             judged = self.client.ledger.calls[seen:]
             verdict = combine(forward, reverse, forced=protocol == "forced")
-            return self._record(case, inject, mode, (forward, reverse, verdict), protocol,
-                                judged)
+            return self._record(case, inject, inject_keys, mode, mode_keys,
+                                (forward, reverse, verdict), protocol, judged)
 
     def inject_answer(self, question: Question, group: str = "benchmark") -> _Answer:
         """Inject's answer to ``question``, answered once per session in its own cassette
@@ -151,7 +152,8 @@ class BenchmarkRunner:
                              refusal=REFUSAL)
         return KeyFacts(score.found, score.missing, score.declined, score.correct)
 
-    def _record(self, case: Case, inject: _Answer, mode: _Answer | None,
+    def _record(self, case: Case, inject: _Answer, inject_keys: KeyFacts,
+                mode: _Answer | None, mode_keys: KeyFacts | None,
                 verdicts: tuple[str | None, str | None, str] | None, protocol: str | None,
                 judged: Sequence[Call]) -> ItemRecord:
         question = case.question
@@ -166,8 +168,7 @@ class BenchmarkRunner:
             reference=question.reference, judge=protocol or "keyfacts",
             inject_answer=inject.text, mode_answer=None if mode is None else mode.text,
             raw_forward=forward, raw_reverse=reverse, verdict=verdict,
-            keyfacts_inject=self._keyfacts(question, inject.text),
-            keyfacts_mode=None if mode is None else self._keyfacts(question, mode.text),
+            keyfacts_inject=inject_keys, keyfacts_mode=mode_keys,
             evidence_recall=scored.recall, node_ids=scored.node_ids,
             payload_tokens=retrieval.payload_tokens, scan_tokens=retrieval.scan_tokens,
             inject_calls=inject.calls, mode_calls=() if mode is None else mode.calls,

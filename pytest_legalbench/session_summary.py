@@ -9,6 +9,7 @@ count every input token attended (uncached, cache write and cache read).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from statistics import fmean
 from typing import Any
 
@@ -155,6 +156,4 @@ def _times(value: float | None) -> str:
 
 
 def _usd(text: str) -> str:
-    from decimal import Decimal
-
     return format_usd(Decimal(text))

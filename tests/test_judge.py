@@ -74,8 +74,11 @@ def test_a_forced_judge_never_ties_and_its_choice_follows_content_not_position(
 
 
 def test_the_preference_judge_sends_no_reference(client: ModelClient) -> None:
+    # The reference's $2,500 decides the anchored verdict; without it the key-fact judge has
+    # only the question's facts, which neither answer settles.
+    assert _judge(client, RIGHT, WRONG, "reference-anchored") == "A"
     before = len(client.ledger)
-    assert _judge(client, RIGHT, WRONG, "preference") in ("A", "B", "tie")
+    assert _judge(client, RIGHT, WRONG, "preference") == "tie"
     assert len(client.ledger) == before + 1
 
 
