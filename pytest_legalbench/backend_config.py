@@ -26,6 +26,19 @@ class ClientConfig:
     retry_budget_s: float = 300.0
     backoff_base_s: float = 1.0
     backoff_cap_s: float = 30.0
+    send_sampling: bool | None = None
+    """Send temperatures and seeds (in the request's extra body)? None decides by the server:
+    yes for the reference backend and other Messages-API servers (vLLM, LiteLLM), no for
+    Claude's own API, which rejects sampling fields from API version 2026-10-21 on."""
+
+    @property
+    def sends_sampling(self) -> bool:
+        """Whether requests carry temperature and seed."""
+        if self.send_sampling is not None:
+            return self.send_sampling
+        if self.backend == "reference":
+            return True
+        return bool(self.base_url) and "api.anthropic.com" not in str(self.base_url)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:

@@ -7,16 +7,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from .item_record import ItemRecord
+from .pricing import PriceCard
 from .settings import Settings
 
 
-def finish_session(raw_records: Sequence[dict[str, Any]], settings: Settings) -> list[str]:
+def finish_session(raw_records: Sequence[dict[str, Any]], settings: Settings,
+                   raw_gandr: Sequence[dict[str, Any]] = ()) -> list[str]:
     """The summary lines of a session's records (and the report files, if configured)."""
     from .pricing import load_price_card
+
+    card = load_price_card()
+    lines: list[str] = []
+    if raw_records:
+        lines += _retrieval_lines(raw_records, settings, card)
+    if raw_gandr:
+        lines += _gandr_lines(raw_gandr, settings, card)
+    return lines
+
+
+def _retrieval_lines(raw_records: Sequence[dict[str, Any]], settings: Settings,
+                     card: PriceCard) -> list[str]:
     from .session_summary import summarise, summary_lines
 
     records = [ItemRecord.from_dict(raw) for raw in raw_records]
-    card = load_price_card()
     backend = _backend(records)
     models = _models(records, settings)
     summary = summarise(records, card, backend=backend, models=models)
@@ -30,6 +43,32 @@ def finish_session(raw_records: Sequence[dict[str, Any]], settings: Settings) ->
         written = write_report(settings.report_dir, records=records, summary=summary,
                                backend=backend, models=models, card=card)
         lines.append(f"report: {', '.join(str(p) for p in written)}")
+    return lines
+
+
+def _gandr_lines(raw_records: Sequence[dict[str, Any]], settings: Settings,
+                 card: PriceCard) -> list[str]:
+    from .gandr.record import GandrRecord, all_calls
+    from .gandr.summary import gandr_lines, summarise_gandr
+
+    records = sorted((GandrRecord.from_dict(raw) for raw in raw_records),
+                     key=lambda r: (r.system, r.question_id))
+    summary = summarise_gandr(records, card)
+    backends = sorted({c.backend for c in all_calls(records)})
+    lines = ["", "legalbench GANDR summary", *gandr_lines(summary)]
+    if "reference" in backends:
+        lines.append("(reference backend: every role (drafter, audit, rubric, critic, judges) "
+                     "is played by deterministic rules, not a language model; seeds vary its "
+                     "choices)")
+    if "anthropic" in backends:
+        lines.append("(Claude has no seed parameter: repeats were not sent their seeds and "
+                     "differ only by sampling at the configured temperatures)")
+    if settings.report_dir is not None:
+        from .gandr.report import write_gandr_report
+
+        written = write_gandr_report(settings.report_dir, records, summary,
+                                     backend="+".join(backends) or "none")
+        lines.append(f"GANDR report: {written[0]} and {len(written) - 1} trace files")
     return lines
 
 

@@ -28,7 +28,7 @@ REFERENCE_API_KEY = "reference"
 
 __all__ = [
     "BACKENDS", "REFERENCE_API_KEY", "BackendConfigError", "ClientConfig", "Completion",
-    "ModelCallError", "ModelClient", "StructuredResult", "SystemBlock", "ToolSpec",
+    "ModelCallError", "ModelClient", "Sampling", "StructuredResult", "SystemBlock", "ToolSpec",
     "resolve_backend",
 ]
 
@@ -85,6 +85,19 @@ class ToolSpec:
         """Return the tool definition in Messages API form."""
         return {"name": self.name, "description": self.description,
                 "input_schema": dict(self.input_schema)}
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How a call asks to be sampled: a temperature and a seed, sent only to servers that
+    take them (``ClientConfig.sends_sampling``)."""
+
+    temperature: float | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.temperature is not None and not 0.0 <= self.temperature <= 1.0:
+            raise ValueError(f"temperature must be between 0 and 1, got {self.temperature}")
 
 
 @dataclass(frozen=True)
@@ -269,10 +282,11 @@ class ModelClient:
 
     def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],
                  messages: Sequence[Mapping[str, object]], max_tokens: int,
-                 question_id: str | None = None) -> Completion:
+                 question_id: str | None = None, sampling: Sampling | None = None) -> Completion:
         """Ask for a text answer; the call is recorded in the ledger."""
         reply, latency = self._create(stage, question_id, model, max_tokens=max_tokens,
-                                      system=_system(system), messages=_messages(messages))
+                                      system=_system(system), messages=_messages(messages),
+                                      **self._sampling(sampling))
         self._record(stage, reply.model, reply.usage, latency, question_id)
         text = "".join(block.text for block in reply.content
                        if getattr(block, "type", None) == "text"
@@ -282,7 +296,8 @@ class ModelClient:
 
     def structured(self, *, stage: str, model: str, system: Sequence[SystemBlock],
                    messages: Sequence[Mapping[str, object]], tool: ToolSpec, max_tokens: int,
-                   question_id: str | None = None) -> StructuredResult:
+                   question_id: str | None = None,
+                   sampling: Sampling | None = None) -> StructuredResult:
         """Force ``tool`` and return its input if it conforms; one retry, then invalid."""
         total = Usage()
         for attempt in (1, 2):
@@ -291,7 +306,7 @@ class ModelClient:
             reply, latency = self._create(
                 stage, question_id, model, max_tokens=max_tokens, system=_system(system),
                 messages=_messages(messages), tools=[tool.to_param()],
-                tool_choice={"type": "tool", "name": tool.name})
+                tool_choice={"type": "tool", "name": tool.name}, **self._sampling(sampling))
             total = total + reply.usage
             data = _tool_input(reply.content, tool)
             self._record(stage, reply.model, reply.usage, latency, question_id,
@@ -299,6 +314,21 @@ class ModelClient:
             if data is not None:
                 return StructuredResult(data=data, valid=True, attempts=attempt, usage=total)
         return StructuredResult(data=None, valid=False, attempts=2, usage=total)
+
+    def _sampling(self, sampling: Sampling | None) -> dict[str, Any]:
+        """Request parameters for ``sampling``; nothing at all when it is None or the server
+        takes no sampling fields, so such requests keep the shape (and the cassette digests)
+        they always had."""
+        if sampling is None or not self.config.sends_sampling:
+            return {}
+        # In the extra body: the SDK (2.x) has no sampling parameters, and no Messages API
+        # version has a seed; servers that take them read them from the body.
+        extra: dict[str, Any] = {}
+        if sampling.temperature is not None:
+            extra["temperature"] = sampling.temperature
+        if sampling.seed is not None:
+            extra["seed"] = sampling.seed
+        return {"extra_body": extra} if extra else {}
 
     def count_tokens(self, *, model: str, system: Sequence[SystemBlock],
                      messages: Sequence[Mapping[str, object]]) -> int:

@@ -15,6 +15,7 @@ import pytest
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from .gandr.record import GandrRecord
     from .harness import BenchmarkRunner, Case
     from .ingest.document import Document
     from .item_record import ItemRecord
@@ -80,18 +81,20 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
             legalbench_documents, legalbench_index, client,
             RunSettings(answer_model=legalbench_settings.answer_model,
                         judge_model=legalbench_settings.judge_model,
-                        judge=legalbench_settings.judge, mode_settings=mode_settings),
+                        judge=legalbench_settings.judge, mode_settings=mode_settings,
+                        repeats=legalbench_settings.repeats),
             cassettes=plan, cache_dir=legalbench_settings.cache_dir)
 
 
 @pytest.fixture
 def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case,
-                    legalbench_runner: BenchmarkRunner) -> ItemRecord:
+                    legalbench_runner: BenchmarkRunner) -> ItemRecord | GandrRecord:
     """Run this item (its question under its mode) and attach its record to the report."""
     from pathlib import Path
 
     from .cassettes import CassetteError
     from .client import ModelCallError
+    from .gandr.record import GANDR_RECORD_PROPERTY, GandrRecord
     from .item_record import RECORD_PROPERTY
     from .modes.base import ModeUnavailable
 
@@ -104,5 +107,6 @@ def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case,
         pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)
     # A loss under --legalbench-fail-on-loss fails the call phase (plugin.py), so the record
     # still reaches the summary.
-    request.node.user_properties.append((RECORD_PROPERTY, record.to_dict()))
+    name = GANDR_RECORD_PROPERTY if isinstance(record, GandrRecord) else RECORD_PROPERTY
+    request.node.user_properties.append((name, record.to_dict()))
     return record

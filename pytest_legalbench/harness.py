@@ -12,9 +12,13 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .client import ModelClient
 from .evaluation import Scorer
+from .gandr.record import GandrRecord
+from .gandr.settings import GandrSettings
+from .gandr.systems import is_system
 from .ingest.document import Document
 from .item_record import ItemRecord, KeyFacts
 from .judge import JudgeRequest, judge_once, keyfacts_verdict, protocol_for
@@ -25,6 +29,9 @@ from .navindex.node import DocumentIndex
 from .pairing import combine
 from .prompts import REFUSAL
 from .question_set import Question
+
+if TYPE_CHECKING:
+    from .gandr.runner import GandrRunner
 
 INJECT = "inject"
 
@@ -59,6 +66,9 @@ class RunSettings:
     judge_model: str
     judge: str
     mode_settings: ModeSettings = field(default_factory=ModeSettings)
+    repeats: int = 5
+    """Seeded repeats per GANDR item."""
+    gandr: GandrSettings = field(default_factory=GandrSettings)
 
 
 @dataclass(frozen=True)
@@ -79,8 +89,10 @@ class BenchmarkRunner:
         self.settings = settings
         self.cassettes = cassettes
         self.scorer = Scorer({d.doc_id: d.text for d in documents}, indexes)
+        self._indexes = tuple(indexes)
         self._modes: dict[str, Mode | ModeUnavailable] = {}
         self._inject: dict[str, _Answer] = {}
+        self._gandr: GandrRunner | None = None
 
     def mode(self, name: str) -> Mode:
         """The mode called ``name``, built on first use; ModeUnavailable when it cannot run."""
@@ -97,10 +109,29 @@ class BenchmarkRunner:
             raise built
         return built
 
-    def run(self, case: Case, group: str = "benchmark") -> ItemRecord:
+    def gandr(self) -> GandrRunner:
+        """The GANDR runner of this session, its passage index built on first use."""
+        if self._gandr is None:
+            from .gandr.runner import GandrRunner
+
+            settings = self.settings
+            self._gandr = GandrRunner(
+                self._indexes, self.client, answer_model=settings.answer_model,
+                judge_model=settings.judge_model, repeats=settings.repeats,
+                settings=settings.gandr, cross_encoder=settings.mode_settings.cross_encoder)
+        return self._gandr
+
+    def run(self, case: Case, group: str = "benchmark") -> ItemRecord | GandrRecord:
         """Answer, judge and score one item; ``group`` (the benchmark module's name) keeps
         the cassettes of different modules apart."""
         question = case.question
+        if is_system(case.mode):
+            runner = self.gandr()
+            # Retrieval calls no model: a system that cannot run is skipped before any
+            # cassette is opened.
+            passages = runner.retrieve(case.mode, question.question)
+            with self._cassette(group, case.id):
+                return runner.run(question, case.mode, passages)
         inject = self.inject_answer(question, group)
         with self._cassette(group, case.id):
             inject_keys = self._keyfacts(question, inject.text)

@@ -21,6 +21,7 @@ pytest_plugins = ("pytest_legalbench.fixtures",)
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
+GANDR_RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
 #: The fixture a benchmark test asks for to be parametrised over questions and modes.
 CASE_FIXTURE = "legalbench_case"
 #: Markers every benchmark item may carry: its question's kind (practice areas are added
@@ -32,8 +33,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("legalbench", "legal retrieval benchmarks (pytest-legalbench)")
     group.addoption("--mode", action="append", dest="legalbench_modes", default=None,
                     metavar="MODE",
-                    help="retrieval mode to benchmark against inject; repeat for several: "
-                         "inject, navembed[:strategy], navindex. Default: navembed and navindex")
+                    help="mode to benchmark; repeat for several: inject, navembed[:strategy], "
+                         "navindex (judged against inject), gandr, gandr:b1 ... gandr:b5 "
+                         "(claim-audited answers and their baselines; gandr:all for all six). "
+                         "Default: navembed and navindex")
     parser.addini("mode", type="args", default=[],
                   help="modes to benchmark when no --mode is given")
     for option in OPTIONS:
@@ -69,6 +72,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
     config.stash[RECORDS_KEY] = []
+    config.stash[GANDR_RECORDS_KEY] = []
     config.pluginmanager.register(RecordCollector(config), "legalbench-records")
     for kind in KIND_MARKERS:
         config.addinivalue_line("markers", f"{kind}: a benchmark question of kind {kind}")
@@ -111,13 +115,15 @@ class RecordCollector:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from .gandr.record import GANDR_RECORD_PROPERTY
         from .item_record import RECORD_PROPERTY
 
         if report.when != "call":
             return
+        keys = {RECORD_PROPERTY: RECORDS_KEY, GANDR_RECORD_PROPERTY: GANDR_RECORDS_KEY}
         for name, value in report.user_properties:
-            if name == RECORD_PROPERTY and isinstance(value, dict):
-                self.config.stash[RECORDS_KEY].append(value)
+            if name in keys and isinstance(value, dict):
+                self.config.stash[keys[name]].append(value)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -151,9 +157,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workerinput"):
         return
     records = config.stash.get(RECORDS_KEY, [])
-    if not records:
+    gandr_records = config.stash.get(GANDR_RECORDS_KEY, [])
+    if not records and not gandr_records:
         return
     from .benchmark_report import finish_session
 
-    for line in finish_session(records, config.stash[SETTINGS_KEY]):
+    for line in finish_session(records, config.stash[SETTINGS_KEY], gandr_records):
         terminalreporter.write_line(line)

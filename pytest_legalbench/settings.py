@@ -14,6 +14,9 @@ from .locations import CACHE_ENV, CORPUS_ENV, DEFAULT_PROFILE, cache_dir
 JUDGES = ("reference-anchored", "preference", "forced", "keyfacts")
 DEFAULT_JUDGE = "reference-anchored"
 
+#: Seeded repeats per GANDR item (Stable & Correct@k).
+DEFAULT_REPEATS = 5
+
 #: The published study's answering and judging models.
 DEFAULT_ANSWER_MODEL = "claude-sonnet-4-6"
 DEFAULT_JUDGE_MODEL = "claude-opus-4-7"
@@ -62,7 +65,11 @@ OPTIONS = (
     Option("questions", "--legalbench-questions", None,
            "folder of question YAML files. Default: the profile's packaged question set"),
     Option("report", "--legalbench-report", None,
-           "folder for results.json, report.md, verdicts.csv and cost.png"),
+           "folder for results.json, report.md, verdicts.csv and cost.png (and the GANDR "
+           "audit traces, gandr-traces/*.jsonl)"),
+    Option("repeats", "--legalbench-repeats", "LEGALBENCH_REPEATS",
+           f"seeded repeats per item of the GANDR systems, for Stable & Correct@k. "
+           f"Default: {DEFAULT_REPEATS}"),
 )
 
 #: What a run benchmarks when no --mode is given.
@@ -90,6 +97,8 @@ class Settings:
     modes: tuple[str, ...] = ()
     """Resolved mode names (``navembed:hybrid``), in the order given."""
     fail_on_loss: bool = False
+    repeats: int = DEFAULT_REPEATS
+    """Seeded repeats per GANDR item."""
 
     def to_dict(self) -> dict[str, object]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
@@ -100,7 +109,8 @@ class Settings:
                 "judge_model": self.judge_model, "judge": self.judge,
                 "report_dir": str(self.report_dir) if self.report_dir else None,
                 "questions_dir": str(self.questions_dir) if self.questions_dir else None,
-                "modes": list(self.modes), "fail_on_loss": self.fail_on_loss}
+                "modes": list(self.modes), "fail_on_loss": self.fail_on_loss,
+                "repeats": self.repeats}
 
 
 def resolve_settings(
@@ -140,21 +150,37 @@ def resolve_settings(
             f"--legalbench-judge={judge!r} is not a judging protocol; choose from {', '.join(JUDGES)}"
         )
     # Imported here: mode parsing is cheap, but the modes package imports these settings.
+    from .gandr.systems import parse_systems
     from .modes.registry import parse_mode
 
     resolved: list[str] = []
     for spec in modes or DEFAULT_MODES:
         try:
-            resolved.append(parse_mode(spec))
+            systems = parse_systems(spec)
+            resolved.extend(systems if systems is not None else [parse_mode(spec)])
         except ValueError as error:
             raise SettingsError(f"--mode={spec!r}: {error}") from None
     report = Path(chosen["report"]).expanduser() if chosen["report"] else None
     questions = Path(chosen["questions"]).expanduser() if chosen["questions"] else None
     if questions is not None and not questions.is_dir():
         raise SettingsError(f"--legalbench-questions={str(questions)!r} is not a folder")
+    repeats = _repeats(chosen["repeats"])
     return Settings(profile=profile, corpus_dir=corpus, cache_dir=cache_dir(chosen["cache_dir"]),
                     backend=backend, base_url=chosen["base_url"],
                     answer_model=chosen["answer_model"] or DEFAULT_ANSWER_MODEL,
                     judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
                     report_dir=report, questions_dir=questions, modes=tuple(dict.fromkeys(resolved)),
-                    fail_on_loss=fail_on_loss)
+                    fail_on_loss=fail_on_loss, repeats=repeats)
+
+
+def _repeats(value: str | None) -> int:
+    if value is None or not str(value).strip():
+        return DEFAULT_REPEATS
+    try:
+        repeats = int(str(value).strip())
+    except ValueError:
+        repeats = 0
+    if repeats < 1:
+        raise SettingsError(f"--legalbench-repeats={value!r}: expected a whole number of at "
+                            f"least 1")
+    return repeats

@@ -16,7 +16,9 @@ COMMITTED = REPO / "cassettes"
 MODULE = "test_legalbench"
 #: Every mode that runs offline; rerank needs cross-encoder weights that cannot be had here.
 MODES = ("inject", "navembed:embed", "navembed:embed+xref", "navembed:hybrid",
-         "navembed:titles", "navembed:chunks", "navindex")
+         "navembed:titles", "navembed:chunks", "navindex",
+         # GANDR and its baselines but B3, which needs a cross-encoder.
+         "gandr", "gandr:b1", "gandr:b2", "gandr:b4", "gandr:b5")
 #: Items re-recorded by the diff test: modes whose requests carry no prompt-cache marks, so
 #: what the reference backend reports does not depend on which question a session ran first.
 RERECORDED = ("glufox-royalty-base-navembed:embed", "netgear-territory-today-navembed:chunks",
@@ -34,7 +36,8 @@ def test_every_question_and_offline_mode_has_a_committed_cassette() -> None:
     missing += [f"inject answer of {question}" for question in _questions()
                 if not cassette_file(COMMITTED, "reference", f"{MODULE}-inject",
                                      question).is_file()]
-    assert not missing, f"record them: pytest benchmarks --record-mode=once ({missing[:5]})"
+    assert not missing, (f"record them: pytest benchmarks --record-mode=once --mode=... "
+                         f"({missing[:5]})")
 
 
 def test_the_committed_set_stays_small() -> None:

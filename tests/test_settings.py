@@ -43,7 +43,26 @@ def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
         "legalbench_profile", "legalbench_corpus_dir", "legalbench_cache_dir",
         "legalbench_backend", "legalbench_base_url", "legalbench_answer_model",
         "legalbench_judge_model", "legalbench_judge", "legalbench_questions",
-        "legalbench_report"]
+        "legalbench_report", "legalbench_repeats"]
+
+
+def test_gandr_systems_are_modes_and_gandr_all_names_all_six() -> None:
+    chosen = resolve_settings({}, {}, {}, profiles=_profiles,
+                              modes=["gandr:b2", "gandr:all", "navindex"])
+    assert chosen.modes == ("gandr:b2", "gandr", "gandr:b1", "gandr:b3", "gandr:b4",
+                            "gandr:b5", "navindex")
+    with pytest.raises(SettingsError, match=r"--mode='gandr:b9'.*gandr:all"):
+        resolve_settings({}, {}, {}, profiles=_profiles, modes=["gandr:b9"])
+
+
+def test_repeats_default_to_five_and_are_checked() -> None:
+    assert resolve_settings({}, {}, {}, profiles=_profiles).repeats == 5
+    assert resolve_settings({"repeats": "2"}, {}, {}, profiles=_profiles).repeats == 2
+    assert resolve_settings({}, {"repeats": "3"}, {"LEGALBENCH_REPEATS": "4"},
+                            profiles=_profiles).repeats == 4
+    for bad in ("0", "two", "-1"):
+        with pytest.raises(SettingsError, match=f"--legalbench-repeats='{bad}'"):
+            resolve_settings({"repeats": bad}, {}, {}, profiles=_profiles)
 
 
 def test_modes_default_to_navembed_and_navindex_and_resolve_strategies() -> None:

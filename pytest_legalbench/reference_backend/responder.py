@@ -7,9 +7,20 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from pytest_legalbench.gandr.tool_specs import (
+    CLAIM_AUDIT_TOOL,
+    CORRECTNESS_TOOL,
+    CRITIC_TOOL,
+    EQUIVALENCE_TOOL,
+    RUBRIC_TOOL,
+)
 from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 from .answering import extractive_answer
+from .claim_audit import claim_audit_input
+from .critic_decision import critic_input
+from .equivalence import equivalence_input
+from .grading import correctness_input
 from .identity import BACKEND_NOTE, with_note
 from .judging import FORCED_VERDICT_TOOL, VERDICT_TOOL, forced_verdict_input, verdict_input
 from .navigator import (
@@ -20,6 +31,8 @@ from .navigator import (
 )
 from .titles import SELECT_TITLES, select_titles_input
 from .wire import MessagesRequest, invalid
+from .writing_roles import gandr_text
+from .writing_rubric import rubric_input
 
 ToolHandler = Callable[[MessagesRequest], dict[str, object]]
 
@@ -30,6 +43,11 @@ TOOL_HANDLERS: Mapping[str, ToolHandler] = {
     SELECT_NODES: select_nodes_input,
     SELECT_DOCUMENTS: select_documents_input,
     SELECT_TITLES: select_titles_input,
+    CLAIM_AUDIT_TOOL: claim_audit_input,
+    RUBRIC_TOOL: rubric_input,
+    CRITIC_TOOL: critic_input,
+    CORRECTNESS_TOOL: correctness_input,
+    EQUIVALENCE_TOOL: equivalence_input,
 }
 
 
@@ -48,13 +66,19 @@ def request_digest(path: str, body: bytes) -> str:
 
 
 def respond(request: MessagesRequest, digest: str) -> Reply:
-    """Answer ``request``: a forced tool when one is chosen, else an extractive text answer."""
+    """Answer ``request``: a forced tool when one is chosen, else a text answer (the format a
+    GANDR writing prompt names, or the extractive answer)."""
     tool = _chosen_tool(request)
     if tool is None:
-        return _text_reply(extractive_answer(request), request.max_tokens)
+        written = gandr_text(request)
+        return _text_reply(extractive_answer(request) if written is None else written,
+                           request.max_tokens)
     data = TOOL_HANDLERS[tool](request)
-    if isinstance(data.get("reason"), str):
-        data["reason"] = with_note(str(data["reason"]))
+    for key in ("reason", "rationale"):
+        # Handlers that already end the text with the note are left as they are.
+        value = data.get(key)
+        if isinstance(value, str) and not value.rstrip().endswith(BACKEND_NOTE):
+            data[key] = with_note(value)
     block: dict[str, object] = {"type": "tool_use", "id": f"toolu_ref_{digest}",
                                 "name": tool, "input": data}
     return Reply((block,), "tool_use", estimate_tokens(json.dumps(data, sort_keys=True)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_legalbench.tokens import estimate_tokens
 
@@ -66,6 +66,11 @@ class MessagesRequest:
     tool_names: tuple[str, ...]
     tool_choice: str
     forced_tool: str | None
+    temperature: float | None = None
+    seed: int | None = None
+    """Not a Messages API field: callers pass it in the extra body to vary our choices."""
+    tool_schemas: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    """Each tool's ``input_schema`` by name (the limits a forced tool's answer must keep)."""
 
     @property
     def input_tokens(self) -> int:
@@ -99,7 +104,7 @@ def parse_request(body: bytes, *, needs_max_tokens: bool) -> MessagesRequest:
     if not isinstance(model, str) or not model.strip():
         raise invalid("model: field required (a non-empty string)")
     max_tokens = _max_tokens(data.get("max_tokens"), needs_max_tokens)
-    tools, tool_names = _tools(data.get("tools"))
+    tools, tool_names, schemas = _tools(data.get("tools"))
     choice, forced = _tool_choice(data.get("tool_choice"), tool_names)
     system = _system(data.get("system"))
     turns, message_segments = _messages(data.get("messages"))
@@ -108,7 +113,25 @@ def parse_request(body: bytes, *, needs_max_tokens: bool) -> MessagesRequest:
         segments=tuple(tools + system + message_segments),
         system="\n\n".join(segment.text for segment in system),
         turns=turns, tool_names=tool_names, tool_choice=choice, forced_tool=forced,
+        temperature=_temperature(data.get("temperature")), seed=_seed(data.get("seed")),
+        tool_schemas=schemas,
     )
+
+
+def _temperature(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise invalid(f"temperature: expected a number between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _seed(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise invalid(f"seed: expected a non-negative integer, got {value!r}")
+    return value
 
 
 def _max_tokens(value: object, required: bool) -> int | None:
@@ -128,13 +151,15 @@ def _cached(block: Mapping[str, object], where: str) -> bool:
     return True
 
 
-def _tools(value: object) -> tuple[list[Segment], tuple[str, ...]]:
+def _tools(value: object) -> tuple[list[Segment], tuple[str, ...],
+                                   dict[str, Mapping[str, object]]]:
     if value is None:
-        return [], ()
+        return [], (), {}
     if not isinstance(value, list):
         raise invalid("tools: expected a list of tool definitions")
     segments: list[Segment] = []
     names: list[str] = []
+    schemas: dict[str, Mapping[str, object]] = {}
     for index, tool in enumerate(value):
         where = f"tools.{index}"
         if not isinstance(tool, dict):
@@ -145,10 +170,11 @@ def _tools(value: object) -> tuple[list[Segment], tuple[str, ...]]:
         if not isinstance(tool.get("input_schema"), dict):
             raise invalid(f"{where}.input_schema: field required (an object)")
         names.append(name)
+        schemas[name] = tool["input_schema"]
         # A tool's definition is prompt text too: it is counted, and it can end a cached prefix.
         shown = {key: tool[key] for key in ("name", "description", "input_schema") if key in tool}
         segments.append(Segment(json.dumps(shown, sort_keys=True), _cached(tool, where)))
-    return segments, tuple(names)
+    return segments, tuple(names), schemas
 
 
 def _tool_choice(value: object, tool_names: Sequence[str]) -> tuple[str, str | None]:

@@ -1,0 +1,134 @@
+"""The record of one GANDR item (a question under one system): its k seeded repeats, their
+grades, the pairwise equivalence judgments and the audit trace, all plain builtins so the
+record travels from xdist workers as a ``user_property`` untouched."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..ledger import Call
+
+#: The ``user_properties`` name GANDR records travel under.
+GANDR_RECORD_PROPERTY = "legalbench_gandr_record"
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """One seeded run of a system on a question, and how it was graded."""
+
+    seed: int
+    answer: str
+    passed: bool | None
+    rounds: int
+    grounded: bool
+    normalised_grounded: bool
+    score: int | None
+    judged: int | None
+    rationale: str
+    audit_labels: Mapping[str, int]
+    """Claim labels over every audited round (empty for the baselines, which are not
+    audited)."""
+    trace: tuple[Mapping[str, Any], ...]
+    calls: tuple[Call, ...]
+
+    @property
+    def lenient(self) -> bool | None:
+        """Score at least 4; None when the judge gave no score."""
+        return None if self.score is None else self.score >= 4
+
+    @property
+    def strict(self) -> bool | None:
+        """Lenient and grounded."""
+        return None if self.lenient is None else self.lenient and self.grounded
+
+    @property
+    def normalised_strict(self) -> bool | None:
+        """Lenient and grounded under citation-form normalisation."""
+        return None if self.lenient is None else self.lenient and self.normalised_grounded
+
+    def to_dict(self) -> dict[str, object]:
+        """The repeat as plain builtins."""
+        return {"seed": self.seed, "answer": self.answer, "passed": self.passed,
+                "rounds": self.rounds, "grounded": self.grounded,
+                "normalised_grounded": self.normalised_grounded, "score": self.score,
+                "judged": self.judged, "rationale": self.rationale,
+                "audit_labels": dict(self.audit_labels), "trace": [dict(t) for t in self.trace],
+                "calls": [c.to_dict() for c in self.calls]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Repeat:
+        """Rebuild a repeat from ``to_dict`` output."""
+        return cls(int(data["seed"]), str(data["answer"]), data["passed"], int(data["rounds"]),
+                   bool(data["grounded"]), bool(data["normalised_grounded"]), data["score"],
+                   data["judged"], str(data["rationale"]), dict(data["audit_labels"]),
+                   tuple(data["trace"]), tuple(Call.from_dict(c) for c in data["calls"]))
+
+
+@dataclass(frozen=True)
+class GandrRecord:
+    """One question under one GANDR system."""
+
+    question_id: str
+    kind: str
+    practice_area: str
+    system: str
+    question: str
+    reference: str | None
+    passages: tuple[tuple[str, str], ...]
+    """The retrieved passages as (id, text): the only valid citations, and what annotators
+    check claims against."""
+    repeats: tuple[Repeat, ...]
+    equivalence: tuple[tuple[int, int, bool | None], ...]
+    """Seed pairs and the judge's verdict on them (None: no conforming verdict)."""
+    stable_correct: bool | None
+    judge_calls: tuple[Call, ...]
+
+    @property
+    def passage_ids(self) -> tuple[str, ...]:
+        """The ids a citation may use."""
+        return tuple(passage_id for passage_id, _ in self.passages)
+
+    @property
+    def first(self) -> Repeat:
+        """The seed-0 repeat: the one accuracy and the paired tests read."""
+        return self.repeats[0]
+
+    def to_dict(self) -> dict[str, object]:
+        """The record as plain builtins."""
+        return {"question_id": self.question_id, "kind": self.kind,
+                "practice_area": self.practice_area, "system": self.system,
+                "question": self.question, "reference": self.reference,
+                "passages": [list(p) for p in self.passages],
+                "repeats": [r.to_dict() for r in self.repeats],
+                "equivalence": [list(pair) for pair in self.equivalence],
+                "stable_correct": self.stable_correct,
+                "judge_calls": [c.to_dict() for c in self.judge_calls]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GandrRecord:
+        """Rebuild a record from ``to_dict`` output."""
+        return cls(str(data["question_id"]), str(data["kind"]), str(data["practice_area"]),
+                   str(data["system"]), str(data["question"]), data["reference"],
+                   tuple((str(i), str(t)) for i, t in data["passages"]),
+                   tuple(Repeat.from_dict(r) for r in data["repeats"]),
+                   tuple((int(a), int(b), v) for a, b, v in data["equivalence"]),
+                   data["stable_correct"], tuple(Call.from_dict(c) for c in data["judge_calls"]))
+
+
+def trace_lines(record: GandrRecord) -> list[dict[str, object]]:
+    """The record's audit trace as JSON Lines entries: one per round or step, each naming its
+    item, system and seed."""
+    lines: list[dict[str, object]] = []
+    for repeat in record.repeats:
+        for entry in repeat.trace:
+            lines.append({"question_id": record.question_id, "system": record.system,
+                          "seed": repeat.seed, **entry})
+    return lines
+
+
+def all_calls(records: Sequence[GandrRecord]) -> list[Call]:
+    """Every model call of ``records``: generation, tools, Critic and judges."""
+    return [call for record in records for repeat in record.repeats for call in repeat.calls] + \
+        [call for record in records for call in record.judge_calls]

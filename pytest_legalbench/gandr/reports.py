@@ -1,0 +1,135 @@
+"""What GANDR's model-run tools report: audited claims, rubric scores, the Critic's verdict.
+
+Each is built from a forced tool's input with ``from_tool``; the input has already been
+checked against the tool's schema, so only values the schema cannot express are checked here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..agreement import AUDIT_LABELS
+from .tool_specs import RUBRIC_DIMENSIONS
+
+
+@dataclass(frozen=True)
+class AuditedClaim:
+    """One atomic claim of a memo, the id it cites, the span found for it, and its label."""
+
+    claim_id: int
+    block: str
+    claim: str
+    cited_id: str
+    supporting_span: str
+    label: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        """The claim as plain builtins."""
+        return {"claim_id": self.claim_id, "block": self.block, "claim": self.claim,
+                "cited_id": self.cited_id, "supporting_span": self.supporting_span,
+                "label": self.label, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AuditedClaim:
+        """Rebuild a claim from ``to_dict`` output (or a conforming tool input)."""
+        return cls(int(data["claim_id"]), str(data["block"]), str(data["claim"]),
+                   str(data["cited_id"]), str(data["supporting_span"]), str(data["label"]),
+                   str(data.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class ClaimAudit:
+    """Every audited claim of one draft."""
+
+    claims: tuple[AuditedClaim, ...]
+
+    @classmethod
+    def from_tool(cls, data: Mapping[str, Any]) -> ClaimAudit:
+        """The audit a conforming tool input reports."""
+        return cls(tuple(AuditedClaim.from_dict(c) for c in data["claims"]))
+
+    @property
+    def label_counts(self) -> dict[str, int]:
+        """How many claims carry each label (every label listed, zeros included)."""
+        counts = Counter(claim.label for claim in self.claims)
+        return {label: counts.get(label, 0) for label in AUDIT_LABELS}
+
+    @property
+    def verified_share(self) -> float:
+        """The share of claims labelled SUPPORTED; 0.0 for a draft with no claims."""
+        if not self.claims:
+            return 0.0
+        return self.label_counts["SUPPORTED"] / len(self.claims)
+
+    def summary(self) -> str:
+        """One line for the Critic: the share verified and the claims that are not."""
+        if not self.claims:
+            return "no claims found in [EXPLANATION] or [APPLICATION]: 0% verified"
+        # Reasons are folded onto one line: the report is one line of the Critic's prompt.
+        flagged = [f"claim {c.claim_id} ({c.block}, cites {c.cited_id or 'nothing'}) "
+                   f"{c.label}" + (f": {' '.join(c.reason.split())}" if c.reason.strip() else "")
+                   for c in self.claims if c.label != "SUPPORTED"]
+        head = (f"{self.label_counts['SUPPORTED']} of {len(self.claims)} claims SUPPORTED "
+                f"({self.verified_share:.0%} verified)")
+        return head + ("; " + "; ".join(flagged) if flagged else "")
+
+    def to_dict(self) -> dict[str, object]:
+        """The audit as plain builtins."""
+        return {"claims": [c.to_dict() for c in self.claims], "labels": self.label_counts,
+                "verified_share": round(self.verified_share, 4)}
+
+
+@dataclass(frozen=True)
+class RubricScores:
+    """The six rubric scores of one answer."""
+
+    scores: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def from_tool(cls, data: Mapping[str, Any]) -> RubricScores:
+        """The scores a conforming tool input reports, in the rubric's dimension order."""
+        return cls(tuple((name, int(data[name])) for name in RUBRIC_DIMENSIONS))
+
+    @property
+    def mean(self) -> float:
+        """The mean of the six scores."""
+        return sum(score for _, score in self.scores) / len(self.scores)
+
+    @property
+    def minimum(self) -> int:
+        """The lowest of the six scores."""
+        return min(score for _, score in self.scores)
+
+    def summary(self) -> str:
+        """One line for the Critic: every score, the mean and the minimum."""
+        listed = ", ".join(f"{name} {score}/5" for name, score in self.scores)
+        return f"{listed}; mean {self.mean:.2f}, minimum {self.minimum}"
+
+    def to_dict(self) -> dict[str, object]:
+        """The scores as plain builtins."""
+        return {"scores": dict(self.scores), "mean": round(self.mean, 4),
+                "minimum": self.minimum}
+
+
+@dataclass(frozen=True)
+class CriticVerdict:
+    """The Critic's decision, its directives and its rationale."""
+
+    decision: str
+    directives: tuple[str, ...]
+    rationale: str
+
+    @classmethod
+    def from_tool(cls, data: Mapping[str, Any]) -> CriticVerdict:
+        """The verdict a conforming tool input reports (blank directives dropped)."""
+        directives = tuple(str(d).strip() for d in data["directives"] if str(d).strip())
+        return cls(str(data["decision"]), directives, str(data["rationale"]))
+
+    def to_dict(self) -> dict[str, object]:
+        """The verdict as plain builtins."""
+        return {"decision": self.decision, "directives": list(self.directives),
+                "rationale": self.rationale}

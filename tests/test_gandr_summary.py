@@ -1,0 +1,103 @@
+"""The GANDR session summary from hand-made records, with literal numbers."""
+
+from __future__ import annotations
+
+import pytest
+from gandr_samples import audit_round, record, repeat
+
+from pytest_legalbench.gandr.judging import stable_and_correct
+from pytest_legalbench.gandr.record import GandrRecord
+from pytest_legalbench.gandr.summary import gandr_lines, mcnemar_against, summarise_gandr
+from pytest_legalbench.pricing import load_price_card
+
+
+def _records() -> list[GandrRecord]:
+    # Four questions. GANDR strict-correct on q1, q2, q3; B2 only on q1 (q4 unscored for B2).
+    gandr = [
+        record("q1", "gandr", [repeat(0, 5, True, passed=True, trace=(audit_round(
+            ["SUPPORTED", "SUPPORTED", "PARTIAL"]),)), repeat(1, 5, True, passed=True)],
+            stable=True),
+        record("q2", "gandr", [repeat(0, 4, True, passed=True, rounds=2, trace=(
+            audit_round(["UNSUPPORTED"]), audit_round(["SUPPORTED", "MISCITED"], 2))),
+            repeat(1, 2, True, passed=True)], stable=False, area="leasing"),
+        record("q3", "gandr", [repeat(0, 5, True, passed=False, rounds=3),
+                               repeat(1, 5, True, passed=True)], stable=None),
+        record("q4", "gandr", [repeat(0, 1, False, passed=True),
+                               repeat(1, 1, False, passed=True)], stable=False),
+    ]
+    b2 = [
+        record("q1", "gandr:b2", [repeat(0, 5, True), repeat(1, 5, True)], stable=True),
+        record("q2", "gandr:b2", [repeat(0, 4, False, normalised=True), repeat(1, 4, False)],
+               stable=False, area="leasing"),
+        record("q3", "gandr:b2", [repeat(0, 2, True), repeat(1, 2, True)], stable=False),
+        record("q4", "gandr:b2", [repeat(0, None, True), repeat(1, None, True)], stable=None),
+    ]
+    return gandr + b2
+
+
+def test_accuracy_is_read_from_seed_zero_with_wilson_intervals() -> None:
+    summary = summarise_gandr(_records(), load_price_card())
+    gandr = summary["systems"]["gandr"]
+    assert gandr["strict"] == {"k": 3, "n": 4, "share": 0.75, "low": 0.3006, "high": 0.9544}
+    assert gandr["lenient"]["k"] == 3
+    assert gandr["by_area"]["leasing"] == {"k": 1, "n": 1, "share": 1.0, "low": 0.2065,
+                                           "high": 1.0}
+    b2 = summary["systems"]["gandr:b2"]
+    # q4 has no score: it is counted as unscored, not as wrong.
+    assert b2["unscored"] == 1 and b2["strict"]["n"] == 3 and b2["strict"]["k"] == 1
+    # q2 fails strict on citation form only, so normalisation rescues it.
+    assert b2["normalised_strict"]["k"] == 2 and b2["lenient"]["k"] == 2
+
+
+def test_stable_correct_counts_decided_items_only() -> None:
+    sc = summarise_gandr(_records(), load_price_card())["systems"]["gandr"]["stable_correct"]
+    assert (sc["k"], sc["n"], sc["undecided"]) == (1, 3, 1) and sc["share"] == 0.3333
+
+
+def test_rounds_passes_and_the_audit_label_mix_are_reported_for_gandr_only() -> None:
+    systems = summarise_gandr(_records(), load_price_card())["systems"]
+    gandr = systems["gandr"]
+    assert gandr["rounds"] == {"1": 6, "2": 1, "3": 1}
+    assert gandr["passed"]["k"] == 7 and gandr["passed"]["n"] == 8
+    assert gandr["audit_labels"] == {"SUPPORTED": 3, "PARTIAL": 1, "UNSUPPORTED": 1,
+                                     "MISCITED": 1}
+    assert "rounds" not in systems["gandr:b2"]
+
+
+def test_mcnemar_against_b2_uses_items_both_scored() -> None:
+    records = _records()
+    test = mcnemar_against([r for r in records if r.system == "gandr"],
+                           [r for r in records if r.system == "gandr:b2"])
+    # Pairs q1..q3 (q4 unscored for B2): q2 and q3 GANDR right, B2 wrong; none the reverse.
+    assert test == {"pairs": 3, "b": 2, "c": 0, "p": 0.5}
+    summary = summarise_gandr(records, load_price_card())
+    assert summary["mcnemar_vs_b2"]["gandr"]["p_bonferroni"] == 0.5
+
+
+def test_lines_name_every_figure() -> None:
+    lines = "\n".join(gandr_lines(summarise_gandr(_records(), load_price_card())))
+    assert "strict 3/4 75.0% [30.1%, 95.4%]" in lines
+    assert "Stable & Correct@2: 1/3 33.3%" in lines and "(1 undecided)" in lines
+    assert "audit labels: SUPPORTED 3, PARTIAL 1, UNSUPPORTED 1, MISCITED 1" in lines
+    assert "gandr: b=2 c=0 p=0.5" in lines
+
+
+@pytest.mark.parametrize(("strict", "equivalent", "expected"), [
+    ([True, True], [True], True),
+    ([True, True], [False], False),
+    ([True, False], [None], False),
+    ([True, True], [None], None),
+    ([True, None], [True], None),
+    ([None, False], [True], False),
+    ([], [], None),
+])
+def test_stable_and_correct(strict: list[bool | None], equivalent: list[bool | None],
+                            expected: bool | None) -> None:
+    assert stable_and_correct(strict, equivalent) is expected
+
+
+def test_records_round_trip_through_plain_builtins() -> None:
+    import json
+
+    for item in _records():
+        assert GandrRecord.from_dict(json.loads(json.dumps(item.to_dict()))) == item
