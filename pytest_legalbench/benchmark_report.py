@@ -61,8 +61,14 @@ def _gandr_lines(raw_records: Sequence[dict[str, Any]], settings: Settings,
                      "is played by deterministic rules, not a language model; seeds vary its "
                      "choices)")
     if "anthropic" in backends:
-        lines.append("(Claude has no seed parameter: repeats were not sent their seeds and "
-                     "differ only by sampling at the configured temperatures)")
+        from .backend_config import ClientConfig
+
+        server = ClientConfig(backend="anthropic", api_key="-", base_url=settings.base_url)
+        lines.append(
+            "(temperatures and seeds were sent in the request body to "
+            f"{settings.base_url})" if server.sends_sampling else
+            "(Claude's API takes no temperature and has no seed: neither was sent, so the "
+            "repeats differ only by the model's own sampling)")
     if settings.report_dir is not None:
         from .gandr.report import write_gandr_report
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .commands import audit, claim_audit, corpus, evaluate, query, spans
+from .commands import audit, claim_audit, corpus, evaluate, gandr_results, query, spans
 from .commands.common import Progress, UsageProblem
 from .ingest.document import CorpusError
 
@@ -17,7 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (corpus, query, evaluate, spans, audit, claim_audit):
+    for command in (corpus, query, evaluate, spans, audit, claim_audit, gandr_results):
         command.register(commands)
     return parser
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from pathlib import Path
 
@@ -106,3 +107,26 @@ def test_sheet_errors_name_the_file_and_line(tmp_path: Path) -> None:
         agreement_report({}, {"x|y|0|1|1": "SUPPORTED"})
     assert main(["audit-export", str(tmp_path / "missing"), "--out",
                  str(tmp_path / "o.csv")]) == 2
+
+
+def test_gandr_summary_rescores_stored_answers_without_a_model(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_legalbench.gandr.rescore import read_records, rescore
+
+    stored = record("q1", "gandr:b1", [
+        repeat(0, 5, True, normalised=True), repeat(1, 5, False, normalised=False)],
+        stable=True)
+    # The answers as a model wrote them: fullwidth braces (normalised only), then a proper cite.
+    stored = dataclasses.replace(stored, repeats=(
+        dataclasses.replace(stored.repeats[0], answer="Yes \uff5bcite: doc:1\uff5d."),
+        dataclasses.replace(stored.repeats[1], answer="Yes {cite: doc:2}.")))
+    write_gandr_report(tmp_path, [stored], {}, backend="reference")
+    again = rescore(read_records(tmp_path)[0])
+    assert [(r.grounded, r.normalised_grounded) for r in again.repeats] == [(False, True),
+                                                                           (True, True)]
+    # Seed 0 is no longer strict-correct, so the item is no longer Stable & Correct.
+    assert again.stable_correct is False
+    assert main(["gandr-summary", str(tmp_path), "--json", "-q"]) == 0
+    summary = json.loads(capsys.readouterr().out)["systems"]["gandr:b1"]
+    assert summary["strict"]["k"] == 0 and summary["normalised_strict"]["k"] == 1
+    assert main(["gandr-summary", str(tmp_path / "nothing-here")]) == 2

@@ -55,3 +55,18 @@ def test_no_passage_repeats_a_node(max_chars: int) -> None:
     passages = node_passages(lease_corpus().indexes, max_chars=max_chars)
     ids = [p.passage_id for p in passages]
     assert len(ids) == len(set(ids)) and all(p.text.strip() for p in passages)
+
+
+def test_signature_blocks_are_left_out() -> None:
+    from modes_samples import LEASE_TEXT, document
+
+    from pytest_legalbench.navindex.build import build_corpus
+
+    signed = LEASE_TEXT + ("\nIN WITNESS WHEREOF, the parties have signed this Lease.\n\n"
+                           "HARBOUR CRANES PLC\nBy: ____________\nName: A. Lessor\n")
+    (index,) = build_corpus((document("signed", signed, "Signed Lease"),))
+    signatures = [n.node_id for n in index.nodes if n.kind == "signature"]
+    assert signatures, "the parser no longer marks signature blocks"
+    ids = {p.passage_id for p in node_passages([index], max_chars=200)}
+    assert not ids & set(signatures)
+    assert not any("WITNESS" in p.text for p in node_passages([index], max_chars=200))

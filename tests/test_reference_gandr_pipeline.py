@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 import pytest
+from modes_samples import reference_client
 
-from pytest_legalbench.backend_config import resolve_backend
 from pytest_legalbench.client import ModelClient
 from pytest_legalbench.gandr.baselines import RUNNERS, Generator
 from pytest_legalbench.gandr.citations import grounding
@@ -18,8 +17,7 @@ from pytest_legalbench.gandr.passages import Passage
 from pytest_legalbench.gandr.reports import ClaimAudit, CriticVerdict, RubricScores
 from pytest_legalbench.gandr.roles import ModelRoles
 from pytest_legalbench.gandr.settings import GandrSettings
-from pytest_legalbench.ledger import Ledger
-from pytest_legalbench.reference_backend import BACKEND_NOTE, ReferenceBackend
+from pytest_legalbench.reference_backend import BACKEND_NOTE
 
 PASSAGES = (
     Passage("lease:2.1", "lease", "Section 2.1",
@@ -42,11 +40,8 @@ SETTINGS = GandrSettings()
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[ModelClient]:
-    with ReferenceBackend() as backend:
-        config = dataclasses.replace(resolve_backend("reference", {}),
-                                     base_url=backend.base_url, api_key="reference")
-        with ModelClient(config, Ledger()) as model_client:
-            yield model_client
+    with reference_client() as model_client:
+        yield model_client
 
 
 def gandr(client: ModelClient, seed: int | None) -> Outcome:

@@ -4,7 +4,8 @@ with BM25, each shown to the model under its node id (the only ids a citation ma
 A document is cut into passages along its structure: a node whose whole text fits in
 ``max_chars`` is one passage; a longer node gives its own words (the text outside its
 children, e.g. a lead-in) as a passage when they carry at least ``_MIN_WORDS`` words, and its
-children are cut the same way. The passages partition the text outside tables of contents.
+children are cut the same way. The passages partition the text outside tables of contents
+and signature blocks.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from html import escape
 from ..modes.lexical_index import LexicalIndex, tokenise
 from ..navindex.node import DocumentIndex, Node
 
-#: Node kinds that repeat headings rather than state anything.
-_SKIPPED_KINDS = frozenset({"toc", "toc_entry"})
+#: Node kinds left out: contents lists repeat headings, and signature blocks repeat the
+#: parties' names (which every question carries) without stating any term.
+_SKIPPED_KINDS = frozenset({"toc", "toc_entry", "signature"})
 _MIN_WORDS = 5
 DEFAULT_PASSAGE_CHARS = 2000
 
