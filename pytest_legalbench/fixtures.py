@@ -63,6 +63,7 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
 
     from .ask import open_backend
     from .client import ModelClient, resolve_backend
+    from .gandr.settings import with_overrides
     from .harness import BenchmarkRunner, CassettePlan, RunSettings
     from .ledger import Ledger
     from .modes.base import ModeSettings
@@ -82,7 +83,8 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
             RunSettings(answer_model=legalbench_settings.answer_model,
                         judge_model=legalbench_settings.judge_model,
                         judge=legalbench_settings.judge, mode_settings=mode_settings,
-                        repeats=legalbench_settings.repeats),
+                        repeats=legalbench_settings.repeats,
+                        gandr=with_overrides(legalbench_settings.gandr)),
             cassettes=plan, cache_dir=legalbench_settings.cache_dir)
 
 

@@ -49,6 +49,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "otherwise)")
     parser.addini("legalbench_fail_on_loss", type="bool", default=False,
                   help="fail items whose mode loses to inject")
+    group.addoption("--legalbench-gandr", action="append", dest="legalbench_gandr",
+                    default=None, metavar="NAME=VALUE",
+                    help="change one GANDR setting (repeat for several), e.g. max_rounds=2, "
+                         "top_k=10, generator_temperature=0.2; the names are the fields of "
+                         "pytest_legalbench.gandr.settings.GandrSettings")
+    parser.addini("legalbench_gandr", type="args", default=[],
+                  help="GANDR settings as NAME=VALUE when no --legalbench-gandr is given")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -65,7 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = resolve_settings(
             cli, ini, os.environ, profiles=available_profiles, modes=modes,
             fail_on_loss=bool(config.getini("legalbench_fail_on_loss")
-                              if fail_on_loss is None else fail_on_loss))
+                              if fail_on_loss is None else fail_on_loss),
+            gandr=config.getoption("legalbench_gandr") or list(config.getini("legalbench_gandr")))
         # Fails now, not at the first model call, when e.g. Claude is asked for without a key.
         resolve_backend(settings.backend, os.environ)
     except (SettingsError, BackendConfigError) as error:

@@ -99,6 +99,8 @@ class Settings:
     fail_on_loss: bool = False
     repeats: int = DEFAULT_REPEATS
     """Seeded repeats per GANDR item."""
+    gandr: tuple[str, ...] = ()
+    """``NAME=VALUE`` changes to the GANDR settings (``gandr.settings.GandrSettings``)."""
 
     def to_dict(self) -> dict[str, object]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
@@ -110,7 +112,7 @@ class Settings:
                 "report_dir": str(self.report_dir) if self.report_dir else None,
                 "questions_dir": str(self.questions_dir) if self.questions_dir else None,
                 "modes": list(self.modes), "fail_on_loss": self.fail_on_loss,
-                "repeats": self.repeats}
+                "repeats": self.repeats, "gandr": list(self.gandr)}
 
 
 def resolve_settings(
@@ -121,6 +123,7 @@ def resolve_settings(
     profiles: Callable[[], tuple[str, ...]],
     modes: Sequence[str] = (),
     fail_on_loss: bool = False,
+    gandr: Sequence[str] = (),
 ) -> Settings:
     """Resolve every option by precedence and validate it; raise SettingsError on a bad value."""
     chosen: dict[str, str | None] = {}
@@ -165,12 +168,18 @@ def resolve_settings(
     if questions is not None and not questions.is_dir():
         raise SettingsError(f"--legalbench-questions={str(questions)!r} is not a folder")
     repeats = _repeats(chosen["repeats"])
+    from .gandr.settings import with_overrides
+
+    try:
+        with_overrides(gandr)
+    except ValueError as error:
+        raise SettingsError(f"--legalbench-gandr {error}") from None
     return Settings(profile=profile, corpus_dir=corpus, cache_dir=cache_dir(chosen["cache_dir"]),
                     backend=backend, base_url=chosen["base_url"],
                     answer_model=chosen["answer_model"] or DEFAULT_ANSWER_MODEL,
                     judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
                     report_dir=report, questions_dir=questions, modes=tuple(dict.fromkeys(resolved)),
-                    fail_on_loss=fail_on_loss, repeats=repeats)
+                    fail_on_loss=fail_on_loss, repeats=repeats, gandr=tuple(gandr))
 
 
 def _repeats(value: str | None) -> int:

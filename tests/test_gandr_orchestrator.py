@@ -130,3 +130,19 @@ def test_settings_are_checked() -> None:
         GandrSettings(b3_pool=4, b3_keep=5)
     with pytest.raises(ValueError, match="max_rounds"):
         GandrSettings(max_rounds=0)
+
+
+def test_settings_take_name_value_overrides() -> None:
+    from pytest_legalbench.gandr.settings import with_overrides
+
+    changed = with_overrides(["max_rounds=2", "generator_temperature=0.2", " top_k = 10"])
+    assert (changed.max_rounds, changed.generator_temperature, changed.top_k) == (2, 0.2, 10)
+    assert with_overrides([]) == GandrSettings()
+    with pytest.raises(ValueError, match=r"'rounds=2'.*max_rounds"):
+        with_overrides(["rounds=2"])
+    with pytest.raises(ValueError, match="'two' is not a whole number"):
+        with_overrides(["max_rounds=two"])
+    with pytest.raises(ValueError, match="critic_temperature must be between 0 and 1"):
+        with_overrides(["critic_temperature=3"])
+    with pytest.raises(ValueError, match="expected NAME=VALUE"):
+        with_overrides(["max_rounds"])

@@ -111,3 +111,24 @@ def test_a_gandr_item_without_its_cassette_is_recorded_again_byte_for_byte(
     result.assert_outcomes(passed=1)
     committed = cassette_file(REPO / "cassettes", "reference", MODULE, item)
     assert copy.read_bytes() == committed.read_bytes()
+
+
+def test_gandr_settings_reach_the_items_and_bad_ones_stop_the_run(
+        pytester: pytest.Pytester, shared_cache: Path) -> None:
+    _prepare(pytester)
+    # Other settings, other requests: the item is answered afresh, not replayed.
+    cassette_file(pytester.path / "cassettes", "reference", MODULE,
+                  f"{QUESTIONS[0]}-gandr:b1").unlink()
+    args = (f"--legalbench-questions={pytester.path / 'questions'}",
+            f"--legalbench-cache-dir={shared_cache}", "--legalbench-backend=reference",
+            "--mode=gandr:b1", "--legalbench-repeats=1", "-p", "no:cacheprovider",
+            f"-k={QUESTIONS[0]}")
+    result = pytester.runpytest_subprocess(*args, "--legalbench-gandr=top_k=3",
+                                           "--legalbench-report=report")
+    result.assert_outcomes(passed=1)
+    results = json.loads((pytester.path / "report" / "gandr-results.json").read_text())
+    (record,) = results["records"]
+    assert len(record["passages"]) == 3 and len(record["repeats"]) == 1
+    bad = pytester.runpytest_subprocess(*args, "--legalbench-gandr=top_k=many")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    assert "'many' is not a whole number" in bad.stderr.str()

@@ -101,3 +101,17 @@ def test_records_round_trip_through_plain_builtins() -> None:
 
     for item in _records():
         assert GandrRecord.from_dict(json.loads(json.dumps(item.to_dict()))) == item
+
+
+def test_mcnemar_reproduces_the_studys_head_to_head_figure() -> None:
+    # 38 items only the system gets right, 17 only B2, 45 both: p = 0.006, and 0.03 after a
+    # Bonferroni correction over five comparisons.
+    outcomes = [(True, False)] * 38 + [(False, True)] * 17 + [(True, True)] * 45
+    mine = [record(f"q{i}", "gandr", [repeat(0, 5 if a else 1, True)])
+            for i, (a, _) in enumerate(outcomes)]
+    theirs = [record(f"q{i}", "gandr:b2", [repeat(0, 5 if b else 1, True)])
+              for i, (_, b) in enumerate(outcomes)]
+    test = mcnemar_against(mine, theirs)
+    assert (test["pairs"], test["b"], test["c"]) == (100, 38, 17)
+    assert round(float(test["p"]), 3) == 0.006
+    assert round(min(1.0, float(test["p"]) * 5), 2) == 0.03

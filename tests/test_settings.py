@@ -55,6 +55,13 @@ def test_gandr_systems_are_modes_and_gandr_all_names_all_six() -> None:
         resolve_settings({}, {}, {}, profiles=_profiles, modes=["gandr:b9"])
 
 
+def test_gandr_overrides_are_checked_at_startup() -> None:
+    chosen = resolve_settings({}, {}, {}, profiles=_profiles, gandr=["max_rounds=2"])
+    assert chosen.gandr == ("max_rounds=2",) and chosen.to_dict()["gandr"] == ["max_rounds=2"]
+    with pytest.raises(SettingsError, match=r"--legalbench-gandr 'top=3'"):
+        resolve_settings({}, {}, {}, profiles=_profiles, gandr=["top=3"])
+
+
 def test_repeats_default_to_five_and_are_checked() -> None:
     assert resolve_settings({}, {}, {}, profiles=_profiles).repeats == 5
     assert resolve_settings({"repeats": "2"}, {}, {}, profiles=_profiles).repeats == 2

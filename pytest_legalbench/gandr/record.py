@@ -32,6 +32,7 @@ class Repeat:
     audited)."""
     trace: tuple[Mapping[str, Any], ...]
     calls: tuple[Call, ...]
+    """The system's calls and the correctness judge's call on this repeat."""
 
     @property
     def lenient(self) -> bool | None:
@@ -84,6 +85,7 @@ class GandrRecord:
     """Seed pairs and the judge's verdict on them (None: no conforming verdict)."""
     stable_correct: bool | None
     judge_calls: tuple[Call, ...]
+    """The equivalence judgments (each repeat's grade is among its own calls)."""
 
     @property
     def passage_ids(self) -> tuple[str, ...]:

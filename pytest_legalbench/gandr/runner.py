@@ -61,8 +61,8 @@ class GandrRunner:
         for seed in range(self.repeats):
             seen = len(self.client.ledger)
             outcome = self._answer(system, question, passages, seed)
-            calls = self.client.ledger.calls[seen:]
             grade = self._grade(question, outcome.answer)
+            calls = self.client.ledger.calls[seen:]  # the answer's calls, then its grade's
             repeats.append(Repeat(
                 seed=seed, answer=outcome.answer, passed=outcome.passed, rounds=outcome.rounds,
                 grounded=grounding(outcome.answer, ids).grounded,

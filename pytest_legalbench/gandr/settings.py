@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .passages import DEFAULT_PASSAGE_CHARS
@@ -48,3 +50,27 @@ class GandrSettings:
         if self.b3_keep > self.b3_pool:
             raise ValueError(f"GandrSettings.b3_keep ({self.b3_keep}) cannot exceed b3_pool "
                              f"({self.b3_pool})")
+
+
+def with_overrides(pairs: Sequence[str], base: GandrSettings | None = None) -> GandrSettings:
+    """``base`` (default: the study's settings) with ``NAME=VALUE`` pairs applied; a
+    ValueError names the pair that is malformed, unknown or out of range."""
+    settings = base or GandrSettings()
+    kinds = {f.name: f.type for f in dataclasses.fields(GandrSettings)}
+    changes: dict[str, int | float] = {}
+    for pair in pairs:
+        name, equals, raw = pair.partition("=")
+        name = name.strip()
+        if not equals or name not in kinds:
+            raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of "
+                             f"{', '.join(sorted(kinds))}")
+        try:
+            changes[name] = int(raw) if kinds[name] in (int, "int") else float(raw)
+        except ValueError:
+            raise ValueError(f"{pair!r}: {raw.strip()!r} is not a "
+                             f"{'whole number' if kinds[name] in (int, 'int') else 'number'}"
+                             ) from None
+    try:
+        return dataclasses.replace(settings, **changes)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise ValueError(f"{', '.join(pairs)}: {error}") from None
