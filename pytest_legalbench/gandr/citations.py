@@ -106,15 +106,18 @@ class GroundingReport:
         grounded, reason = data.get("grounded"), data.get("reason")
         unresolved, citations = data.get("unresolved"), data.get("citations")
         if not isinstance(grounded, bool):
-            raise GroundingReportError(f"grounding report: 'grounded' must be a boolean, got {grounded!r}")
+            raise GroundingReportError(
+                f"grounding report: 'grounded' must be a boolean, got {grounded!r}")
         if not isinstance(reason, str):
-            raise GroundingReportError(f"grounding report: 'reason' must be a string, got {reason!r}")
+            raise GroundingReportError(
+                f"grounding report: 'reason' must be a string, got {reason!r}")
         if not isinstance(unresolved, list) or not all(isinstance(u, str) for u in unresolved):
             raise GroundingReportError(
                 f"grounding report: 'unresolved' must be a list of strings, got {unresolved!r}"
             )
         if not isinstance(citations, list):
-            raise GroundingReportError(f"grounding report: 'citations' must be a list, got {citations!r}")
+            raise GroundingReportError(
+                f"grounding report: 'citations' must be a list, got {citations!r}")
         return cls(
             grounded=grounded,
             citations=tuple(_citation_from_dict(i, c) for i, c in enumerate(citations)),
@@ -131,7 +134,8 @@ def _citation_from_dict(position: int, data: object) -> Citation:
     if not isinstance(written, str) or not isinstance(cited, str):
         raise GroundingReportError(f"{where} needs string 'written' and 'cited', got {data!r}")
     if resolved is not None and not isinstance(resolved, str):
-        raise GroundingReportError(f"{where}: 'resolved' must be a string or null, got {resolved!r}")
+        raise GroundingReportError(
+            f"{where}: 'resolved' must be a string or null, got {resolved!r}")
     return Citation(written=written, cited=cited, resolved=resolved)
 
 

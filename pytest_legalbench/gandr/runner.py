@@ -79,7 +79,8 @@ class GandrRunner:
         return GandrRecord(
             question_id=question.id, kind=question.kind, practice_area=question.practice_area,
             system=system, question=question.question, reference=question.reference,
-            passages=tuple((p.passage_id, p.text) for p in passages), repeats=tuple(repeats), equivalence=pairs,
+            passages=tuple((p.passage_id, p.text) for p in passages), repeats=tuple(repeats),
+            equivalence=pairs,
             stable_correct=stable_and_correct([r.strict for r in repeats],
                                               [verdict for _, _, verdict in pairs]),
             judge_calls=tuple(self.client.ledger.calls[seen:]))
