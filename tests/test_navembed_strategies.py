@@ -278,6 +278,38 @@ def test_titles_pick_through_the_reference_backend() -> None:
         mode.listing)
 
 
+def test_titles_pick_documents_first_when_the_listing_exceeds_the_budget() -> None:
+    from pytest_legalbench.modes.titles import TITLES_DOCUMENTS_STAGE
+    from pytest_legalbench.reference_backend import ReferenceBackend
+
+    ledger = Ledger()
+    settings = ModeSettings(k=2, scan_budget_tokens=10, max_scan_documents=1)
+    with ReferenceBackend() as backend, ModelClient(
+            ClientConfig(base_url=backend.base_url), ledger) as client:
+        mode = navembed.build("titles", _corpus(), settings, client)
+        assert isinstance(mode, TitlesMode) and mode.two_stage
+        result = mode.retrieve("What Base Rent does the Tenant pay under the Office Lease in "
+                               "Oregon?", question_id="q7")
+    assert [c.stage for c in result.calls] == [TITLES_DOCUMENTS_STAGE, TITLES_STAGE]
+    assert result.notes[0].startswith("two-stage pick: the titles listing exceeds 10 tokens")
+    # The reference picker chose the lease (its line names Oregon and base rent); only its
+    # titles were listed, and the Base Rent provisions came from them.
+    assert result.notes[0].endswith("listed the titles of lease")
+    assert [p.node_id for p in result.provisions] == ["lease:3.1", "lease:3.2"]
+    assert result.calls == ledger.calls
+
+
+def test_titles_with_no_document_picked_list_nothing_and_call_once() -> None:
+    from pytest_legalbench.client import StructuredResult
+    from pytest_legalbench.ledger import Usage
+
+    mode = TitlesMode(_corpus(), ModeSettings(scan_budget_tokens=10), client=None)  # type: ignore[arg-type]
+    assert mode._documents(StructuredResult({"doc_ids": ["nope", 3]}, True, 1, Usage())) == ()
+    chosen = mode._documents(StructuredResult({"doc_ids": ["amend", "lease", "amend"]}, True, 1,
+                                              Usage()))
+    assert chosen == ("lease", "amend")  # corpus order, duplicates dropped
+
+
 def test_titles_picks_are_checked_and_counted() -> None:
     mode = TitlesMode(_corpus(), ModeSettings(), client=None)  # type: ignore[arg-type]
     nodes, dropped = mode._resolve(["lease:3", "nope", 7, "lease:root", "lease:3",

@@ -2,20 +2,31 @@
 
 Kept as a reference point: without flags, summaries or references a model can only guess
 from headings, which in the published study made it over-select. Here the pick is capped at
-k by the tool's schema.
+k by the tool's schema. When the listing of the whole corpus exceeds the scan budget (CUAD's
+57,000 provisions), the model first picks documents from navindex's one-line-per-document
+listing, and the titles of those documents alone are listed.
 """
 
 from __future__ import annotations
 
-from ..client import ModelClient, SystemBlock, ToolSpec
+from ..client import ModelClient, StructuredResult, SystemBlock, ToolSpec
 from ..navindex.node import Node
+from ..tokens import estimate_tokens
 from .base import Corpus, ModeSettings, Provision, Retrieval, payload_tokens
 from .ranking import EXCLUDED_KINDS, candidate_nodes, disjoint
+from .scan_prompt import (
+    document_line,
+    documents_system,
+    documents_user,
+    select_documents_tool,
+)
 
 #: The forced tool through which the model names its picks.
 SELECT_TITLES = "select_titles"
 #: The ledger stage of a titles pick.
 TITLES_STAGE = "navembed.titles"
+#: The ledger stage of the document pick that comes first when the listing is too large.
+TITLES_DOCUMENTS_STAGE = "navembed.titles_documents"
 _MAX_TOKENS = 1024
 
 TITLES_SYSTEM = (
@@ -70,28 +81,67 @@ class TitlesMode:
         self.settings = settings
         self.client = client
         self.by_id = {node.node_id: node for index in corpus.indexes for node in index.nodes}
-        self.listing = titles_listing(candidate_nodes(corpus.indexes))
+        candidates = candidate_nodes(corpus.indexes)
+        self._order = tuple(index.doc_id for index in corpus.indexes)
+        self._listings = {doc_id: titles_listing(tuple(n for n in candidates
+                                                       if n.doc_id == doc_id))
+                          for doc_id in self._order}
+        self.listing = titles_listing(candidates)
+        self.two_stage = estimate_tokens(self.listing) > settings.scan_budget_tokens
+        self._lines = tuple(document_line(index) for index in corpus.indexes)
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """Ask the model for its picks and return the valid ones in the model's order."""
         limit = self.settings.k
         mark = len(self.client.ledger)
-        result = self.client.structured(
-            stage=TITLES_STAGE, model=self.settings.titles_model,
-            system=[SystemBlock(TITLES_SYSTEM)],
-            messages=[{"role": "user", "content": titles_user(question, self.listing, limit)}],
-            tool=titles_tool(limit), max_tokens=_MAX_TOKENS, question_id=question_id)
+        notes: list[str] = []
+        results: list[StructuredResult] = []
+        listing = self.listing
+        if self.two_stage:
+            picked = self._pick_documents(question, question_id)
+            results.append(picked)
+            chosen = self._documents(picked)
+            listing = "\n".join(self._listings[d] for d in chosen if self._listings[d])
+            notes.append(f"two-stage pick: the titles listing exceeds "
+                         f"{self.settings.scan_budget_tokens} tokens; listed the titles of "
+                         f"{', '.join(chosen) or 'no documents'}")
+        picked_ids: list[object] = []
+        if listing:
+            result = self.client.structured(
+                stage=TITLES_STAGE, model=self.settings.titles_model,
+                system=[SystemBlock(TITLES_SYSTEM)],
+                messages=[{"role": "user", "content": titles_user(question, listing, limit)}],
+                tool=titles_tool(limit), max_tokens=_MAX_TOKENS, question_id=question_id)
+            results.append(result)
+            found = result.data.get("node_ids") if result.data is not None else None
+            picked_ids = found if isinstance(found, list) else []
         calls = tuple(call for call in self.client.ledger.calls[mark:]
-                      if call.stage == TITLES_STAGE and call.question_id == question_id)
-        picked = result.data.get("node_ids") if result.data is not None else None
-        nodes, dropped = self._resolve(picked if isinstance(picked, list) else [])
-        failure = (f"the model never returned a valid {SELECT_TITLES} call "
-                   f"({result.attempts} attempts); nothing was retrieved")
-        notes = () if result.valid else (failure,)
+                      if call.stage in (TITLES_STAGE, TITLES_DOCUMENTS_STAGE)
+                      and call.question_id == question_id)
+        nodes, dropped = self._resolve(picked_ids)
+        notes.extend(f"the model never returned a valid {SELECT_TITLES} call "
+                     f"({result.attempts} attempts); nothing was retrieved"
+                     for result in results if not result.valid)
         provisions = tuple(Provision.from_node(node) for node in nodes)
         return Retrieval(mode=self.name, provisions=provisions,
                          payload_tokens=payload_tokens(provisions), calls=calls,
-                         dropped=dropped, notes=notes)
+                         dropped=dropped, notes=tuple(notes))
+
+    def _pick_documents(self, question: str, question_id: str | None) -> StructuredResult:
+        most = self.settings.max_scan_documents
+        return self.client.structured(
+            stage=TITLES_DOCUMENTS_STAGE, model=self.settings.titles_model,
+            question_id=question_id, system=[SystemBlock(documents_system(most))],
+            messages=[{"role": "user", "content": documents_user(question, self._lines, most)}],
+            tool=select_documents_tool(most), max_tokens=_MAX_TOKENS)
+
+    def _documents(self, picked: StructuredResult) -> tuple[str, ...]:
+        """The known documents picked, at most ``max_scan_documents``, in corpus order."""
+        wanted = (picked.data or {}).get("doc_ids")
+        listed = [d for d in (wanted if isinstance(wanted, list) else [])
+                  if isinstance(d, str) and d in self._listings]
+        chosen = set(list(dict.fromkeys(listed))[:self.settings.max_scan_documents])
+        return tuple(d for d in self._order if d in chosen)
 
     def _resolve(self, picked: list[object]) -> tuple[list[Node], tuple[tuple[str, int], ...]]:
         """The picked nodes that exist and may be provisions, and counts of the rest."""
