@@ -3,7 +3,9 @@
 A ``BenchmarkRunner`` lives for a session (one per xdist worker). It builds each mode once,
 answers each question with inject once (every mode paired with that question reuses the
 answer), and records every model call into cassettes: inject's answer into the question's own
-cassette, the mode's retrieval and answer and the judge's calls into the item's.
+cassette, the mode's retrieval and answer and the judge's calls into the item's. Items of the
+GANDR systems go to ``gandr.runner.GandrRunner`` (built on first use) and record every call of
+their k repeats into the item's cassette.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .navindex.node import DocumentIndex
 from .pairing import combine
 from .prompts import REFUSAL
 from .question_set import Question
+from .settings import DEFAULT_REPEATS
 
 if TYPE_CHECKING:
     from .gandr.runner import GandrRunner
@@ -66,7 +69,7 @@ class RunSettings:
     judge_model: str
     judge: str
     mode_settings: ModeSettings = field(default_factory=ModeSettings)
-    repeats: int = 5
+    repeats: int = DEFAULT_REPEATS
     """Seeded repeats per GANDR item."""
     gandr: GandrSettings = field(default_factory=GandrSettings)
 
