@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_legalbench.locations import prompts_dir
 from pytest_legalbench.prompts import (
     MAX_SCAN_NODES,
     REFUSAL,
@@ -18,8 +19,7 @@ from pytest_legalbench.prompts import (
     scan_system,
 )
 
-NAMES = ("answer_system", "answer_user", "scan_system", "scan_documents_system",
-         "judge_system", "judge_user")
+NAMES = tuple(sorted(path.stem for path in prompts_dir().glob("*.txt")))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -68,3 +68,34 @@ def test_wire_blocks() -> None:
     judged = judge_user("Q?", "a", "b", None)
     assert "<reference>" not in judged and "<answer_a>\na\n</answer_a>" in judged
     assert "<reference>\nR\n</reference>" in judge_user("Q?", "a", "b", "R")
+
+
+def test_every_prompt_file_is_checked() -> None:
+    assert {"answer_system", "judge_user", "gandr_drafter_system", "gandr_critic_user"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("self_check", [False, True])
+def test_gandr_writing_prompts_name_their_output_format_last(self_check: bool) -> None:
+    from pytest_legalbench.gandr import prompting
+
+    # The reference backend chooses what to write by this line; a model reads it as a rule.
+    systems = [prompting.drafter_system(self_check),
+               prompting.plain_system("gandr_analyst_system"),
+               prompting.plain_system("gandr_strict_analyst_system"),
+               prompting.plain_system("gandr_writer_system"),
+               load_prompt("gandr_researcher_system").render()]
+    assert [text.strip().splitlines()[-1] for text in systems] == [
+        "Output format: creac-memo.", "Output format: cited-answer.",
+        "Output format: cited-answer.", "Output format: cited-answer.",
+        "Output format: findings."]
+    assert "{cite: ID}" in prompting.grounding_rules()
+
+
+def test_the_correctness_judge_is_told_the_rule_of_the_references_kind() -> None:
+    from pytest_legalbench.gandr.prompting import correctness_system
+
+    assert "do not use 2, 3 or 4" in correctness_system("binary")
+    assert "candidate_figure" in correctness_system("numeric")
+    assert "do not use" not in correctness_system("open")
+    with pytest.raises(ValueError, match="unknown reference kind"):
+        correctness_system("vague")
