@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .prompt_parts import _elements
+from .prompt_parts import elements
 from .wire import MessagesRequest
 
 _FORMAT_LINE = re.compile(r"^[ \t]*Output format:[ \t]*(?P<name>[A-Za-z][\w-]*)[ \t]*\.?[ \t]*$",
@@ -46,7 +46,7 @@ def output_format(request: MessagesRequest) -> str | None:
 def shown_passages(text: str) -> tuple[ShownPassage, ...]:
     """The ``<passage>`` elements of ``text`` in order, a repeated id kept once (first)."""
     found: dict[str, ShownPassage] = {}
-    for attributes, body in _elements(text, "passage"):
+    for attributes, body in elements(text, "passage"):
         passage_id = attributes.get("id", "").strip()
         if passage_id and passage_id not in found:
             found[passage_id] = ShownPassage(passage_id, attributes.get("clause", "").strip(),

@@ -32,7 +32,7 @@ class TaggedProvision:
     text: str
 
 
-def _elements(text: str, tag: str) -> list[tuple[dict[str, str], str]]:
+def elements(text: str, tag: str) -> list[tuple[dict[str, str], str]]:
     """Every ``<tag attrs>body</tag>`` in ``text``: its unescaped attributes and its body."""
     pattern = re.compile(rf"<{tag}((?:\s+[A-Za-z_][\w-]*=\"[^\"]*\")*)\s*>\n?(.*?)\n?</{tag}>",
                          re.DOTALL)
@@ -47,19 +47,19 @@ def _elements(text: str, tag: str) -> list[tuple[dict[str, str], str]]:
 def find_documents(text: str) -> tuple[TaggedDocument, ...]:
     """The ``<document doc_id=... title=...>`` blocks of ``text``, in order."""
     return tuple(TaggedDocument(attrs.get("doc_id", ""), attrs.get("title", ""), body)
-                 for attrs, body in _elements(text, "document"))
+                 for attrs, body in elements(text, "document"))
 
 
 def find_provisions(text: str) -> tuple[TaggedProvision, ...]:
     """The ``<provision doc_id=... node_id=... clause=...>`` blocks of ``text``, in order."""
     return tuple(TaggedProvision(attrs.get("doc_id", ""), attrs.get("node_id", ""),
                                  attrs.get("clause", ""), body)
-                 for attrs, body in _elements(text, "provision"))
+                 for attrs, body in elements(text, "provision"))
 
 
 def tagged_text(text: str, tag: str) -> str | None:
     """The stripped body of the last ``<tag>`` element of ``text``, or None when absent."""
-    found = _elements(text, tag)
+    found = elements(text, tag)
     return found[-1][1].strip() if found else None
 
 
