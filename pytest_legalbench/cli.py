@@ -1,4 +1,4 @@
-"""The legalbench command: index a corpus, query it, measure retrieval on it, and audit GANDR runs."""
+"""The legalbench command: index a corpus, query it, measure retrieval, audit GANDR runs."""
 
 from __future__ import annotations
 
