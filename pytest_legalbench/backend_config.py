@@ -36,9 +36,7 @@ class ClientConfig:
         """Whether requests carry temperature and seed."""
         if self.send_sampling is not None:
             return self.send_sampling
-        if self.backend == "reference":
-            return True
-        return bool(self.base_url) and "api.anthropic.com" not in str(self.base_url)
+        return takes_sampling(self.backend, self.base_url)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -78,3 +76,11 @@ def resolve_backend(requested: str | None, env: Mapping[str, str]) -> ClientConf
             "non-empty value for a local server that needs no key) or drop the backend option "
             "to use the embedded reference backend")
     return ClientConfig(backend="anthropic", api_key=key, base_url=base_url)
+
+
+def takes_sampling(backend: str, base_url: str | None) -> bool:
+    """Whether the server a backend and base URL name accepts temperature and seed: the
+    reference backend and third-party Messages-API servers do, Claude's own API does not."""
+    if backend == "reference":
+        return True
+    return bool(base_url) and "api.anthropic.com" not in str(base_url)

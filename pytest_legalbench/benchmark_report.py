@@ -61,12 +61,11 @@ def _gandr_lines(raw_records: Sequence[dict[str, Any]], settings: Settings,
                      "is played by deterministic rules, not a language model; seeds vary its "
                      "choices)")
     if "anthropic" in backends:
-        from .backend_config import ClientConfig
+        from .backend_config import takes_sampling
 
-        server = ClientConfig(backend="anthropic", api_key="-", base_url=settings.base_url)
         lines.append(
             "(temperatures and seeds were sent in the request body to "
-            f"{settings.base_url})" if server.sends_sampling else
+            f"{settings.base_url})" if takes_sampling("anthropic", settings.base_url) else
             "(Claude's API takes no temperature and has no seed: neither was sent, so the "
             "repeats differ only by the model's own sampling)")
     if settings.report_dir is not None:

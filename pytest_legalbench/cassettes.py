@@ -25,14 +25,12 @@ import yaml
 
 from .atomic_write import write_text_atomic
 from .backend_config import BACKENDS
+from .file_names import safe_name
 
 #: The values of pytest-recording's ``--record-mode``.
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
-# Longer names are shortened and made unique by a hash: most filesystems cap a name at 255 bytes.
-_MAX_NAME = 150
 # Headers the SDK or a report reads; everything else (keys, user agents, dates, request ids,
 # rate-limit counters, cookies) identifies an account or machine, or changes between runs.
 # content-encoding survives only when vcrpy could not decode the body, and replay then needs it.
@@ -68,7 +66,7 @@ def cassette_file(root: Path, backend: str, group: str, name: str) -> Path:
         raise ValueError("a cassette needs a non-empty name")
     if not group:
         raise ValueError(f"cassette {name!r} needs a non-empty group")
-    return root / backend / _safe_component(group) / f"{_safe_component(name)}.yaml"
+    return root / backend / safe_name(group) / f"{safe_name(name)}.yaml"
 
 
 def cassette_size(root: Path) -> tuple[int, int]:
@@ -143,16 +141,6 @@ def body_digest(body: bytes | str | None) -> str | None:
 def _check_backend(backend: str) -> None:
     if backend not in BACKENDS:
         raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
-
-
-def _safe_component(text: str) -> str:
-    safe = _UNSAFE.sub("_", text)
-    if safe.startswith("."):
-        safe = "_" + safe[1:]  # never ".", ".." or a hidden name
-    if len(safe) > _MAX_NAME:
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        safe = f"{safe[:_MAX_NAME - 17]}-{digest}"
-    return safe
 
 
 def _scrub_request(request: Any) -> Any:

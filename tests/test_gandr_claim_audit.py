@@ -111,7 +111,8 @@ def test_sheet_errors_name_the_file_and_line(tmp_path: Path) -> None:
 
 def test_gandr_summary_rescores_stored_answers_without_a_model(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from pytest_legalbench.gandr.rescore import read_records, rescore
+    from pytest_legalbench.gandr.report import read_records
+    from pytest_legalbench.gandr.rescore import rescore
 
     stored = record("q1", "gandr:b1", [
         repeat(0, 5, True, normalised=True), repeat(1, 5, False, normalised=False)],

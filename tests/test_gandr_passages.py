@@ -39,9 +39,14 @@ def test_the_top_passages_answer_the_question_and_ties_keep_document_order() -> 
 
 
 def test_context_block_escapes_ids_and_keeps_text() -> None:
+    from pytest_legalbench.gandr.passages import Passage
+
     passages = node_passages(lease_corpus().indexes, max_chars=200)[:2]
     block = context_block(passages)
     assert block.count("<passage id=") == 2 and passages[1].text in block
+    odd = context_block([Passage('a"b:1&2', "a", 'say "x"', "Text <kept>.")])
+    assert odd == ('<passage id="a&quot;b:1&amp;2" clause="say &quot;x&quot;">\n'
+                   "Text <kept>.\n</passage>")
 
 
 def test_max_chars_is_checked() -> None:

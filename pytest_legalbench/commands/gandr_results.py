@@ -24,7 +24,8 @@ def register(commands: Any) -> None:
 
 def run_summary(args: argparse.Namespace, progress: Progress) -> int:
     """Print the re-scored summary; say how many repeats changed their grounding."""
-    from ..gandr.rescore import ResultsFileError, read_records, rescore
+    from ..gandr.report import ResultsFileError, read_records
+    from ..gandr.rescore import rescore
     from ..gandr.summary import gandr_lines, summarise_gandr
     from ..pricing import load_price_card
 

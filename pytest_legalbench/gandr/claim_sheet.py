@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..agreement import AUDIT_LABELS, agreed_subset, cohen_kappa, detection, exact_agreement
-from .report import RESULTS_FILE
+from .report import ResultsFileError, read_records
 
 SHEET_COLUMNS = ("claim_key", "question", "block", "claim", "cited_id", "cited_text", "label")
 
@@ -39,36 +37,26 @@ class AuditedRow:
     tool_label: str
 
 
-def _results(report: Path) -> Mapping[str, Any]:
-    path = report / RESULTS_FILE if report.is_dir() else report
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ClaimSheetError(f"{path}: cannot read the GANDR results ({error.strerror}); "
-                              f"run the benchmark with --legalbench-report") from None
-    except json.JSONDecodeError as error:
-        raise ClaimSheetError(f"{path}: not JSON ({error})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("records"), list):
-        raise ClaimSheetError(f"{path}: no 'records' list: not a {RESULTS_FILE}")
-    return data
-
-
 def audited_rows(report: Path) -> Iterator[AuditedRow]:
     """Every audited claim of every round of every GANDR record in ``report`` (a report
     folder or its results file), in record order."""
-    for record in _results(report)["records"]:
-        passages = dict(record.get("passages", []))
-        for repeat in record.get("repeats", []):
-            for entry in repeat.get("trace", []):
+    try:
+        records = read_records(report)
+    except ResultsFileError as error:
+        raise ClaimSheetError(str(error)) from None
+    for record in records:
+        passages = dict(record.passages)
+        for repeat in record.repeats:
+            for entry in repeat.trace:
                 audit = entry.get("audit")
                 if not isinstance(audit, dict):
                     continue
-                for claim in audit.get("claims", []):
+                for claim in audit["claims"]:
                     key = "|".join(str(part) for part in (
-                        record["question_id"], record["system"], repeat["seed"],
-                        entry.get("round"), claim["claim_id"]))
-                    cited = str(claim.get("cited_id", ""))
-                    yield AuditedRow(key, str(record["question"]), str(claim["block"]),
+                        record.question_id, record.system, repeat.seed, entry.get("round"),
+                        claim["claim_id"]))
+                    cited = str(claim["cited_id"])
+                    yield AuditedRow(key, record.question, str(claim["block"]),
                                      str(claim["claim"]), cited, passages.get(cited, ""),
                                      str(claim["label"]))
 

@@ -4,11 +4,12 @@ Lines audit trace per item under ``gandr-traces/`` (one line per round or baseli
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..atomic_write import write_text_atomic
+from ..file_names import safe_name
 from .record import GandrRecord, trace_lines
 
 RESULTS_FILE = "gandr-results.json"
@@ -18,9 +19,25 @@ FORMAT_VERSION = 1
 
 
 def trace_file_name(question_id: str, system: str) -> str:
-    """The trace file of an item: ``<question_id>-<system>.jsonl`` with unsafe characters
-    replaced (``gandr:b1`` becomes ``gandr_b1``)."""
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", f"{question_id}-{system}") + ".jsonl"
+    """The trace file of an item, named as its cassette is (``q-gandr:b1`` -> ``q-gandr_b1``)."""
+    return safe_name(f"{question_id}-{system}") + ".jsonl"
+
+
+class ResultsFileError(ValueError):
+    """A GANDR results file that cannot be read; the message names it and the problem."""
+
+
+def read_records(report: Path) -> list[GandrRecord]:
+    """The records of a report folder (or of its results file)."""
+    path = report / RESULTS_FILE if report.is_dir() else report
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        return [GandrRecord.from_dict(raw) for raw in data["records"]]
+    except OSError as error:
+        raise ResultsFileError(f"{path}: cannot read the GANDR results ({error.strerror}); "
+                               f"run the benchmark with --legalbench-report") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise ResultsFileError(f"{path}: not a {RESULTS_FILE} ({error})") from None
 
 
 def write_gandr_report(folder: Path, records: Sequence[GandrRecord],

@@ -9,31 +9,10 @@ runs at no model cost.
 from __future__ import annotations
 
 import dataclasses
-import json
-from pathlib import Path
-from typing import Any
 
 from .citations import grounding, normalised_grounding
 from .judging import stable_and_correct
 from .record import GandrRecord
-from .report import RESULTS_FILE
-
-
-class ResultsFileError(ValueError):
-    """A GANDR results file that cannot be read; the message names it and the problem."""
-
-
-def read_records(report: Path) -> list[GandrRecord]:
-    """The records of a report folder (or its results file)."""
-    path = report / RESULTS_FILE if report.is_dir() else report
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-        return [GandrRecord.from_dict(raw) for raw in data["records"]]
-    except OSError as error:
-        raise ResultsFileError(f"{path}: cannot read the GANDR results ({error.strerror})"
-                               ) from None
-    except (ValueError, KeyError, TypeError) as error:
-        raise ResultsFileError(f"{path}: not a {RESULTS_FILE} ({error})") from None
 
 
 def rescore(record: GandrRecord) -> GandrRecord:

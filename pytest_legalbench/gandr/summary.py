@@ -15,7 +15,7 @@ from typing import Any
 from ..agreement import AUDIT_LABELS
 from ..exact_statistics import mcnemar_exact, wilson
 from ..pricing import PriceCard, format_usd, price_calls
-from .record import GandrRecord, Repeat
+from .record import GandrRecord, Repeat, all_calls
 from .systems import COMPARATOR, SYSTEMS
 
 
@@ -42,8 +42,7 @@ def summarise_system(records: Sequence[GandrRecord], card: PriceCard) -> dict[st
     for record in records:
         areas.setdefault(record.practice_area, []).append(record.first)
     decided = [r.stable_correct for r in records if r.stable_correct is not None]
-    calls = [c for r in records for repeat in r.repeats for c in repeat.calls] + \
-        [c for r in records for c in r.judge_calls]
+    calls = all_calls(records)
     summary: dict[str, object] = {
         "system": records[0].system, "items": len(records),
         "unscored": sum(repeat.score is None for repeat in firsts),
