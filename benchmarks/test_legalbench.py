@@ -6,7 +6,7 @@ Items fail only on errors; the result of a run is the summary printed at the end
 """
 
 from pytest_legalbench.gandr.record import GandrRecord
-from pytest_legalbench.item_record import ItemRecord
+from pytest_legalbench.results.item_record import ItemRecord
 
 
 def test_question(legalbench_item: ItemRecord | GandrRecord) -> None:

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_legalbench.cli import main as legalbench
+from pytest_legalbench.commands.cli import main as legalbench
 from pytest_legalbench.spans.benchmark_file import benchmark_to_json
 from pytest_legalbench.spans.cuad_import import import_cuad
 

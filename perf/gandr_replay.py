@@ -19,12 +19,13 @@ import time
 from pathlib import Path
 from statistics import fmean
 
-from pytest_legalbench.corpus_index import Selection, build_indexes, load_documents
-from pytest_legalbench.evidence import normalise
+from pytest_legalbench.files.locations import cache_dir, question_sets_dir
 from pytest_legalbench.gandr.passages import PassageIndex, node_passages
 from pytest_legalbench.gandr.settings import GandrSettings
-from pytest_legalbench.locations import cache_dir, question_sets_dir
-from pytest_legalbench.question_set import load_question_set
+from pytest_legalbench.ingest.questions import load_question_set
+from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.navindex.corpus import build_indexes
+from pytest_legalbench.results.evidence import normalise
 from pytest_legalbench.tokens import estimate_tokens
 
 REPO = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ import io
 import os
 from pathlib import Path
 
-from pytest_legalbench.cli import main as legalbench
+from pytest_legalbench.commands.cli import main as legalbench
 
 MODES = ("navembed:embed", "navembed:embed+xref", "navembed:hybrid", "navembed:titles",
          "navindex")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.ingest.loading import load_profile
-from pytest_legalbench.prompts import answer_system, answer_user, document_block
+from pytest_legalbench.llm.prompts import answer_system, answer_user, document_block
 from pytest_legalbench.reference_backend import ReferenceBackend
 from pytest_legalbench.tokens import estimate_tokens
 

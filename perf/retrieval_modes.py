@@ -21,11 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_legalbench.client import ClientConfig, ModelClient
-from pytest_legalbench.corpus_index import Selection, build_indexes, load_documents
-from pytest_legalbench.ledger import Ledger
+from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
+from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.registry import build_mode, mode_names
+from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.reference_backend import ReferenceBackend
 
 #: Questions written for the transactions profile (credit agreement, unit purchase,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_legalbench.gandr.record import GandrRecord, Repeat
-from pytest_legalbench.ledger import Call, Usage
+from pytest_legalbench.llm.ledger import Call, Usage
 
 
 def call(stage: str) -> Call:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from modes_samples import reference_client
 
-from pytest_legalbench.corpus_index import Selection, build_indexes, load_documents
+from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import Corpus, ModeSettings
 from pytest_legalbench.modes.registry import build_mode
+from pytest_legalbench.navindex.corpus import build_indexes
 
 QUESTIONS = (
     "What territory does the NETGEAR distributor agreement cover after the amendments?",

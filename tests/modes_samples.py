@@ -8,9 +8,9 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_legalbench.client import ModelClient, resolve_backend
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.ledger import Ledger
+from pytest_legalbench.llm.client import ModelClient, resolve_backend
+from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.reference_backend import ReferenceBackend

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.agreement import (
+from pytest_legalbench.stats.agreement import (
     AUDIT_LABELS,
     NEEDS_ATTENTION,
     Detection,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.atomic_write import write_bytes_atomic, write_text_atomic
+from pytest_legalbench.files.atomic_write import write_bytes_atomic, write_text_atomic
 
 
 def _umask() -> int:

@@ -34,8 +34,8 @@ from test_benchmark_plugin import (
     summary_section,
 )
 
-from pytest_legalbench.judge import VERDICT_TOOL
-from pytest_legalbench.prompts import REFUSAL
+from pytest_legalbench.judging.judge import VERDICT_TOOL
+from pytest_legalbench.llm.prompts import REFUSAL
 
 #: The item whose cassette the tests below edit: a document-bound question under navindex.
 EDITED = "glufox-royalty-base-navindex"

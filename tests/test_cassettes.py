@@ -17,7 +17,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.cassettes import (
+from pytest_legalbench.llm.cassettes import (
     CassetteError,
     CassetteMissing,
     CassetteUse,
@@ -26,7 +26,7 @@ from pytest_legalbench.cassettes import (
     cassette_size,
     use_cassette,
 )
-from pytest_legalbench.client import (
+from pytest_legalbench.llm.client import (
     ClientConfig,
     Completion,
     ModelCallError,
@@ -35,8 +35,8 @@ from pytest_legalbench.client import (
     SystemBlock,
     ToolSpec,
 )
-from pytest_legalbench.ledger import Ledger
-from pytest_legalbench.prompts import document_block
+from pytest_legalbench.llm.ledger import Ledger
+from pytest_legalbench.llm.prompts import document_block
 from pytest_legalbench.reference_backend import ReferenceBackend
 
 LEASE = """EQUIPMENT LEASE

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.cli import main
+from pytest_legalbench.commands.cli import main
 
 CONTRACT = """MASTER SERVICES AGREEMENT
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_legalbench.cli import main
+from pytest_legalbench.commands.cli import main
 from pytest_legalbench.ingest.loading import load_folder
 
 LEASE = """EQUIPMENT LEASE

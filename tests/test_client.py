@@ -23,7 +23,7 @@ from fake_messages import (
     usage,
 )
 
-from pytest_legalbench.client import (
+from pytest_legalbench.llm.client import (
     BackendConfigError,
     ClientConfig,
     Completion,
@@ -34,8 +34,8 @@ from pytest_legalbench.client import (
     ToolSpec,
     resolve_backend,
 )
-from pytest_legalbench.ledger import Ledger, Usage
-from pytest_legalbench.structured import SchemaError
+from pytest_legalbench.llm.ledger import Ledger, Usage
+from pytest_legalbench.llm.schema import SchemaError
 
 VERDICT = ToolSpec(
     name="record_verdict", description="Record which answer is better.",
@@ -368,7 +368,7 @@ def test_tool_spec_rejects_schemas_we_cannot_check() -> None:
 
 
 def test_importing_the_client_does_not_import_the_sdk() -> None:
-    code = ("import sys, pytest_legalbench.client\n"
+    code = ("import sys, pytest_legalbench.llm.client\n"
             "assert 'anthropic' not in sys.modules, 'anthropic imported eagerly'\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=False)

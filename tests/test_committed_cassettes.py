@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.cassettes import cassette_file, cassette_size
-from pytest_legalbench.locations import question_sets_dir
-from pytest_legalbench.question_set import load_question_set
+from pytest_legalbench.files.locations import question_sets_dir
+from pytest_legalbench.ingest.questions import load_question_set
+from pytest_legalbench.llm.cassettes import cassette_file, cassette_size
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "cassettes"

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.crossover import (
+from pytest_legalbench.llm.pricing import Prices, load_price_card
+from pytest_legalbench.results.crossover import (
     TIE,
     ceiling_lines,
     input_to_cache_read_ratio,
@@ -23,7 +24,6 @@ from pytest_legalbench.crossover import (
     warm_navigate_cost,
     warm_navindex_cost,
 )
-from pytest_legalbench.pricing import Prices, load_price_card
 
 DEFAULT = load_price_card().prices
 tokens = st.integers(min_value=0, max_value=10**7)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.corpus_index import Selection, load_documents
+from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.navindex.node import NODE_KINDS
 from pytest_legalbench.navindex.statistics import corpus_stats, document_stats

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.modes.dense_index import DenseIndex, Piece, flat_group, subtree_group
-from pytest_legalbench.modes.embedding import Embedder, WeightedTexts
-from pytest_legalbench.modes.ranking import candidate_nodes
 from pytest_legalbench.navindex.build import build_corpus
+from pytest_legalbench.vectors.dense_index import DenseIndex, Piece, flat_group, subtree_group
+from pytest_legalbench.vectors.embedding import Embedder, WeightedTexts
+from pytest_legalbench.vectors.ranking import candidate_nodes
 
 AGREEMENT = """SUPPLY AGREEMENT
 
@@ -132,7 +132,7 @@ def test_pooled_vectors_are_unit_length_or_zero(firsts: list[int]) -> None:
 
 def test_large_builds_embed_in_batches_report_progress_and_keep_finished_batches(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_legalbench.modes import dense_index
+    from pytest_legalbench.vectors import dense_index
 
     monkeypatch.setattr(dense_index, "BATCH_PIECES", 2)
     groups = [flat_group([(f"d{g}-{i}", f"Delivery clause {g} {i}") for i in range(2)])

@@ -6,13 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.navindex.describe import (
-    ELLIPSIS,
-    full_summary,
-    keywords,
-    snippet,
-    summarise,
-)
+from pytest_legalbench.navindex.describe import ELLIPSIS, full_summary, keywords, snippet, summarise
 
 GOVERNING_LAW = (
     "Section 12.7 Governing Law. This Agreement and any dispute arising under it shall be "

@@ -6,8 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
-from pytest_legalbench.evidence import (
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.ingest.questions import Evidence, Question
+from pytest_legalbench.modes.base import Provision
+from pytest_legalbench.navindex.build import build_corpus
+from pytest_legalbench.results.evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
+from pytest_legalbench.results.evidence import (
     EvidenceNotFound,
     Span,
     covered_runs,
@@ -16,10 +20,6 @@ from pytest_legalbench.evidence import (
     oracle_nodes,
     oracle_tokens,
 )
-from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.modes.base import Provision
-from pytest_legalbench.navindex.build import build_corpus
-from pytest_legalbench.question_set import Evidence, Question
 from pytest_legalbench.tokens import estimate_tokens
 
 TEXT = """LICENCE AGREEMENT

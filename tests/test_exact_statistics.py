@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.exact_statistics import (
+from pytest_legalbench.stats.exact import (
     Interval,
     binomial_test,
     clopper_pearson,

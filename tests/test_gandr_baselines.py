@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from fake_messages import FakeMessages, text_reply, tool_reply
 
-from pytest_legalbench.client import ClientConfig, ModelClient, Sampling
 from pytest_legalbench.gandr.baselines import RUNNERS, Generator
 from pytest_legalbench.gandr.creac import protocol_check
 from pytest_legalbench.gandr.passages import Passage
 from pytest_legalbench.gandr.roles import ModelRoles
 from pytest_legalbench.gandr.settings import GandrSettings
-from pytest_legalbench.ledger import Ledger
+from pytest_legalbench.llm.client import ClientConfig, ModelClient, Sampling
+from pytest_legalbench.llm.ledger import Ledger
 
 PASSAGES = [Passage("deal:4.2", "deal", "4.2", "The Borrower shall pay interest monthly.")]
 

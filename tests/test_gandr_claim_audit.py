@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from gandr_samples import audit_round, record, repeat
 
-from pytest_legalbench.cli import main
+from pytest_legalbench.commands.cli import main
 from pytest_legalbench.gandr.claim_sheet import ClaimSheetError, agreement_report, read_labels
 from pytest_legalbench.gandr.report import RESULTS_FILE, TRACES_FOLDER, write_gandr_report
 

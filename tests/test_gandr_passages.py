@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from modes_samples import LEASE, lease_corpus
 
 from pytest_legalbench.gandr.passages import PassageIndex, context_block, node_passages
-from pytest_legalbench.modes.lexical_index import tokenise
+from pytest_legalbench.vectors.lexical_index import tokenise
 
 
 def test_short_documents_are_one_passage_each_and_ids_are_node_ids() -> None:

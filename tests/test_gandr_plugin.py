@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_benchmark_plugin import isolate_environment
 
-from pytest_legalbench.cassettes import cassette_file
 from pytest_legalbench.gandr.systems import SYSTEMS
+from pytest_legalbench.llm.cassettes import cassette_file
 
 REPO = Path(__file__).resolve().parents[1]
 MODULE = "test_legalbench"

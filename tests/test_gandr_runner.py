@@ -9,12 +9,12 @@ from collections.abc import Iterator, Sequence
 import pytest
 from modes_samples import lease_corpus, reference_client
 
-from pytest_legalbench.client import ModelClient
 from pytest_legalbench.gandr.runner import GandrRunner
 from pytest_legalbench.gandr.settings import GandrSettings
-from pytest_legalbench.modes import rerank
+from pytest_legalbench.ingest.questions import Evidence, Question
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.modes.base import ModeUnavailable
-from pytest_legalbench.question_set import Evidence, Question
+from pytest_legalbench.vectors import cross_encoder as rerank
 
 QUESTION = Question(
     id="lease-rent", question="What Monthly Rent does the Lessee pay for the Equipment?",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from gandr_samples import record, repeat
 
-from pytest_legalbench.benchmark_report import finish_session
-from pytest_legalbench.settings import Settings
+from pytest_legalbench.plugin.settings import Settings
+from pytest_legalbench.run.session_end import finish_session
 
 
 def _raw(backend: str) -> list[dict[str, object]]:

@@ -8,7 +8,7 @@ from gandr_samples import audit_round, record, repeat
 from pytest_legalbench.gandr.judging import stable_and_correct
 from pytest_legalbench.gandr.record import GandrRecord
 from pytest_legalbench.gandr.summary import gandr_lines, mcnemar_against, summarise_gandr
-from pytest_legalbench.pricing import load_price_card
+from pytest_legalbench.llm.pricing import load_price_card
 
 
 def _records() -> list[GandrRecord]:

@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_legalbench.client import ClientConfig, ModelClient
-from pytest_legalbench.judge import (
+from pytest_legalbench.judging.judge import (
     FORCED_VERDICT_TOOL,
     VERDICT_TOOL,
     JudgeRequest,
@@ -16,8 +15,9 @@ from pytest_legalbench.judge import (
     protocol_for,
     verdict_tool,
 )
-from pytest_legalbench.ledger import Ledger
-from pytest_legalbench.pairing import combine
+from pytest_legalbench.judging.pairing import combine
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
+from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.reference_backend import ReferenceBackend
 
 QUESTION = "What monthly rent does the tenant pay?"

@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.item_record import ItemRecord, KeyFacts
-from pytest_legalbench.judge_audit import (
+from pytest_legalbench.llm.ledger import Call, Usage
+from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
+from pytest_legalbench.results.judge_audit import (
     REQUIRED_COLUMNS,
     AuditFileError,
     AuditResult,
@@ -20,9 +22,7 @@ from pytest_legalbench.judge_audit import (
     audit_lines,
     read_audit,
 )
-from pytest_legalbench.ledger import Call, Usage
-from pytest_legalbench.pricing import load_price_card
-from pytest_legalbench.report_files import VERDICT_COLUMNS, write_report
+from pytest_legalbench.results.report_files import VERDICT_COLUMNS, write_report
 
 
 def _csv_text(rows: list[list[str]], header: tuple[str, ...] = VERDICT_COLUMNS) -> str:
@@ -205,7 +205,7 @@ def test_counts_hold_for_any_filled_file(pairs: list[tuple[str, str]]) -> None:
 
 def test_the_audit_command_prints_the_error_rate_or_names_the_bad_row(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from pytest_legalbench.cli import main
+    from pytest_legalbench.commands.cli import main
 
     good = _write(tmp_path, _csv_text([_row("q1", "inject", "inject"),
                                        _row("q2", "tie", "mode")]))

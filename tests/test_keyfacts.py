@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.keyfacts import KeyFactScore, normalise, score_answer
+from pytest_legalbench.judging.keyfacts import KeyFactScore, normalise, score_answer
 
 REFUSAL = "The documents do not answer this question."
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.ledger import Call, Ledger, LedgerFormatError, Usage, sum_usage
+from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, Usage, sum_usage
 
 counts = st.integers(min_value=0, max_value=10**9)
 usages = st.builds(Usage, counts, counts, counts, counts)

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from modes_samples import lease_corpus, lease_documents
 
-from pytest_legalbench.ledger import Call, Usage
+from pytest_legalbench.defaults import MAX_SCAN_NODES
+from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.modes.base import (
     Corpus,
     ModeSettings,
@@ -19,7 +20,6 @@ from pytest_legalbench.modes.base import (
     payload_tokens,
 )
 from pytest_legalbench.navindex.node import Node
-from pytest_legalbench.prompts import MAX_SCAN_NODES
 from pytest_legalbench.tokens import estimate_tokens
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from modes_samples import reference_client
 
-from pytest_legalbench.corpus_index import Selection, build_indexes, load_documents
+from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.llm.scan_prompt import index_block, index_entry
 from pytest_legalbench.modes.base import Corpus, ModeSettings
-from pytest_legalbench.modes.navindex import NavindexMode
-from pytest_legalbench.modes.scan_prompt import index_block, index_entry
+from pytest_legalbench.modes.navigate import NavindexMode
+from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.tokens import estimate_tokens
 
 pytestmark = pytest.mark.corpus

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from modes_samples import lease_corpus, lease_documents, reference_client
 
-from pytest_legalbench.corpus_index import Selection, load_documents
-from pytest_legalbench.inject import inject_context
-from pytest_legalbench.modes.answering import answer
+from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import Corpus, ModeSettings, ModeUnavailable
-from pytest_legalbench.modes.inject_mode import InjectMode
+from pytest_legalbench.modes.inject import InjectMode
+from pytest_legalbench.modes.inject_context import inject_context
+from pytest_legalbench.run.answering import answer
 from pytest_legalbench.tokens import estimate_tokens
 
 

@@ -7,12 +7,12 @@ from typing import Any, cast
 import pytest
 from modes_samples import LEASE, LEASE_AMENDMENT, lease_corpus, reference_client
 
-from pytest_legalbench.modes.answering import answer
 from pytest_legalbench.modes.base import Corpus, ModeSettings
-from pytest_legalbench.modes.navindex import NavindexMode, resolve_selection
+from pytest_legalbench.modes.navigate import NavindexMode, resolve_selection
 from pytest_legalbench.modes.registry import build_mode
 from pytest_legalbench.reference_backend import responder
 from pytest_legalbench.reference_backend.wire import MessagesRequest
+from pytest_legalbench.run.answering import answer
 
 RENT = "What is the monthly rent payable for the equipment?"
 

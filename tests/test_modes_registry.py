@@ -11,8 +11,8 @@ import pytest
 from modes_samples import lease_corpus, reference_client
 
 from pytest_legalbench.modes.base import ModeSettings
-from pytest_legalbench.modes.inject_mode import InjectMode
-from pytest_legalbench.modes.navindex import NavindexMode
+from pytest_legalbench.modes.inject import InjectMode
+from pytest_legalbench.modes.navigate import NavindexMode
 from pytest_legalbench.modes.registry import (
     DEFAULT_STRATEGY,
     NAVEMBED_STRATEGIES,

@@ -12,7 +12,7 @@ from test_navembed_strategies import AMENDMENT_TEXT, LEASE_TEXT
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.modes import navembed
 from pytest_legalbench.modes.base import Corpus, ModeSettings
-from pytest_legalbench.modes.embedding import Embedder, packaged_model_path
+from pytest_legalbench.vectors.embedding import Embedder, packaged_model_path
 
 # One long clause (well over 256 model tokens) so that a node needs windows.
 LONG_CLAUSE = " ".join(

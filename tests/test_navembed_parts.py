@@ -24,14 +24,14 @@ from pytest_legalbench.modes.chunks import (
     chunk_spans,
     document_chunks,
 )
-from pytest_legalbench.modes.embedding import EmbeddedTexts, EmbeddingModelError, text_digest
-from pytest_legalbench.modes.lexical_index import LexicalIndex, tokenise
-from pytest_legalbench.modes.ranking import RRF_K, disjoint, fused, ranked
-from pytest_legalbench.modes.rerank import Reranker
-from pytest_legalbench.modes.vector_cache import VectorCache, VectorCacheWarning
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.reference_backend import titles as reference_titles
 from pytest_legalbench.reference_backend.wire import WireError, parse_request
+from pytest_legalbench.vectors.cross_encoder import Reranker
+from pytest_legalbench.vectors.embedding import EmbeddedTexts, EmbeddingModelError, text_digest
+from pytest_legalbench.vectors.lexical_index import LexicalIndex, tokenise
+from pytest_legalbench.vectors.ranking import RRF_K, disjoint, fused, ranked
+from pytest_legalbench.vectors.vector_cache import VectorCache, VectorCacheWarning
 
 
 def test_the_chunk_baseline_is_fixed_at_512_tokens_with_64_overlap_and_top_10() -> None:
@@ -171,7 +171,7 @@ def test_rerank_is_unavailable_without_a_cross_encoder(tmp_path: Path) -> None:
 
 
 def test_a_missing_embedding_model_folder_is_named(tmp_path: Path) -> None:
-    from pytest_legalbench.modes.embedding import resolve_model_path
+    from pytest_legalbench.vectors.embedding import resolve_model_path
 
     with pytest.raises(EmbeddingModelError, match="not a folder"):
         resolve_model_path(str(tmp_path / "nowhere"))

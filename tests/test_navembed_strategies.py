@@ -11,20 +11,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_legalbench.client import ClientConfig, ModelClient
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.ledger import Ledger
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
+from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes import navembed
 from pytest_legalbench.modes.base import Corpus, ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.chunks import CHUNK_TOP_K, ChunksMode
-from pytest_legalbench.modes.dense_index import subtree_group
-from pytest_legalbench.modes.embedding import Embedder, WeightedTexts
-from pytest_legalbench.modes.lexical_index import tokenise
 from pytest_legalbench.modes.navembed import NodeEmbeddingMode
-from pytest_legalbench.modes.rerank import Reranker
 from pytest_legalbench.modes.titles import TITLES_STAGE, TitlesMode
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.tokens import estimate_tokens
+from pytest_legalbench.vectors.cross_encoder import Reranker
+from pytest_legalbench.vectors.dense_index import subtree_group
+from pytest_legalbench.vectors.embedding import Embedder, WeightedTexts
+from pytest_legalbench.vectors.lexical_index import tokenise
 
 LEASE_TEXT = """OFFICE LEASE
 
@@ -300,8 +300,8 @@ def test_titles_pick_documents_first_when_the_listing_exceeds_the_budget() -> No
 
 
 def test_titles_with_no_document_picked_list_nothing_and_call_once() -> None:
-    from pytest_legalbench.client import StructuredResult
-    from pytest_legalbench.ledger import Usage
+    from pytest_legalbench.llm.client import StructuredResult
+    from pytest_legalbench.llm.ledger import Usage
 
     mode = TitlesMode(_corpus(), ModeSettings(scan_budget_tokens=10), client=None)  # type: ignore[arg-type]
     assert mode._documents(StructuredResult({"doc_ids": ["nope", 3]}, True, 1, Usage())) == ()

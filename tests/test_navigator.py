@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 from modes_samples import LEASE, LEASE_AMENDMENT, lease_corpus
 
-from pytest_legalbench.client import SystemBlock, ToolSpec
-from pytest_legalbench.modes.scan_prompt import (
+from pytest_legalbench.llm.client import SystemBlock, ToolSpec
+from pytest_legalbench.llm.scan_prompt import (
     document_line,
     documents_system,
     documents_user,
@@ -21,10 +21,7 @@ from pytest_legalbench.modes.scan_prompt import (
     select_nodes_tool,
 )
 from pytest_legalbench.navindex.node import DocumentIndex
-from pytest_legalbench.reference_backend.navigator import (
-    select_documents_input,
-    select_nodes_input,
-)
+from pytest_legalbench.reference_backend.navigator import select_documents_input, select_nodes_input
 from pytest_legalbench.reference_backend.wire import MessagesRequest, WireError, parse_request
 
 

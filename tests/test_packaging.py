@@ -28,7 +28,7 @@ def test_the_wheel_ships_manifests_and_prompts(tmp_path: Path) -> None:
             "pytest_legalbench/manifests/cuad.yaml",
             "pytest_legalbench/prompt_templates/README.md",
             "pytest_legalbench/prompt_templates/answer_system.txt",
-            "pytest_legalbench/price_cards/default.json",
+            "pytest_legalbench/llm/price_cards/default.json",
             "pytest_legalbench/py.typed"} <= names
     # Every module of the package is in the wheel (a subpackage left off the list is not).
     modules = {p.relative_to(REPO).as_posix() for p in (REPO / "pytest_legalbench").rglob("*.py")}
@@ -36,12 +36,12 @@ def test_the_wheel_ships_manifests_and_prompts(tmp_path: Path) -> None:
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     with zipfile.ZipFile(wheel) as archive:
         text = archive.read(entry_points).decode()
-    assert "legalbench = pytest_legalbench.plugin" in text
-    assert "legalbench = pytest_legalbench.cli:main" in text
+    assert "legalbench = pytest_legalbench.plugin.hooks" in text
+    assert "legalbench = pytest_legalbench.commands.cli:main" in text
     # Imported from the unpacked wheel, away from the checkout, the profiles are found.
     probe = ("import sys; sys.path.insert(0, sys.argv[1]); "
              "from pytest_legalbench.ingest.manifest import available_profiles, profile_manifest; "
-             "from pytest_legalbench.locations import manifests_dir; "
+             "from pytest_legalbench.files.locations import manifests_dir; "
              "print(manifests_dir()); print(available_profiles()); "
              "print(len(profile_manifest('transactions').documents))")
     output = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "site")],

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.exact_statistics import Interval
-from pytest_legalbench.pairing import ARMS, OUTCOMES, Tally, arm_of, combine, tally
+from pytest_legalbench.judging.pairing import ARMS, OUTCOMES, Tally, arm_of, combine, tally
+from pytest_legalbench.stats.exact import Interval
 
 RAW = ("A", "B", "tie", None)
 

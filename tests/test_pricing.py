@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.ledger import Call, Usage
-from pytest_legalbench.pricing import (
+from pytest_legalbench.llm.ledger import Call, Usage
+from pytest_legalbench.llm.pricing import (
     Cost,
     PriceCard,
     PriceCardError,

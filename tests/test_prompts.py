@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_legalbench.locations import prompts_dir
-from pytest_legalbench.prompts import (
-    MAX_SCAN_NODES,
+from pytest_legalbench.defaults import MAX_SCAN_NODES
+from pytest_legalbench.files.locations import prompts_dir
+from pytest_legalbench.llm.prompts import (
     REFUSAL,
     Prompt,
     PromptError,

@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_legalbench.corpus_index import Selection, build_indexes, load_documents
-from pytest_legalbench.evidence import normalise, oracle_nodes
-from pytest_legalbench.locations import question_sets_dir
-from pytest_legalbench.question_set import (
+from pytest_legalbench.files.locations import question_sets_dir
+from pytest_legalbench.ingest.questions import (
     KINDS,
     Question,
     QuestionFileError,
     load_question,
     load_question_set,
 )
+from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.navindex.corpus import build_indexes
+from pytest_legalbench.results.evidence import normalise, oracle_nodes
 
 VALID = {
     "id": "fee-amount", "question": "How much is the fee?", "reference": "$5,000 a quarter.",

@@ -12,7 +12,7 @@ from typing import Any, cast
 import anthropic
 import pytest
 
-from pytest_legalbench.prompts import REFUSAL, document_block, provisions_block
+from pytest_legalbench.llm.prompts import REFUSAL, document_block, provisions_block
 from pytest_legalbench.reference_backend import (
     BACKEND_HEADER,
     BACKEND_NOTE,

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.loading import load_profile
-from pytest_legalbench.prompts import REFUSAL, answer_system, answer_user, document_block
+from pytest_legalbench.llm.prompts import REFUSAL, answer_system, answer_user, document_block
 from pytest_legalbench.reference_backend import BACKEND_NOTE, ReferenceBackend
 from pytest_legalbench.tokens import estimate_tokens
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.prompts import REFUSAL, document_block, provisions_block
+from pytest_legalbench.llm.prompts import REFUSAL, document_block, provisions_block
 from pytest_legalbench.reference_backend.answering import Passage, rank
 from pytest_legalbench.reference_backend.cache import PromptCache
 from pytest_legalbench.reference_backend.clauses import ClauseMap

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 import pytest
 from modes_samples import reference_client
 
-from pytest_legalbench.client import ModelClient
 from pytest_legalbench.gandr.baselines import RUNNERS, Generator
 from pytest_legalbench.gandr.citations import grounding
 from pytest_legalbench.gandr.creac import protocol_check
@@ -17,6 +16,7 @@ from pytest_legalbench.gandr.passages import Passage
 from pytest_legalbench.gandr.reports import ClaimAudit, CriticVerdict, RubricScores
 from pytest_legalbench.gandr.roles import ModelRoles
 from pytest_legalbench.gandr.settings import GandrSettings
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.reference_backend import BACKEND_NOTE
 
 PASSAGES = (

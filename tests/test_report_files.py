@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.item_record import RECORD_FORMAT, ItemRecord, KeyFacts
-from pytest_legalbench.ledger import Call, Usage
-from pytest_legalbench.pricing import load_price_card
-from pytest_legalbench.report_files import (
+from pytest_legalbench.llm.ledger import Call, Usage
+from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.results.item_record import RECORD_FORMAT, ItemRecord, KeyFacts
+from pytest_legalbench.results.report_files import (
     INJECT_COLD,
     INJECT_WARM,
     VERDICT_COLUMNS,

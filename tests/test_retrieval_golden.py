@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.ask import query_session
-from pytest_legalbench.corpus_index import Selection, build_indexes, load_documents
+from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.registry import mode_names
+from pytest_legalbench.navindex.corpus import build_indexes
+from pytest_legalbench.run.query import query_session
 
 GOLDEN = Path(__file__).parent / "golden"
 #: Two whole transaction sets: every mode runs on them in CI time (embedding the full profile's

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.retry_policy import RetryPolicy, parse_retry_after
+from pytest_legalbench.llm.retries import RetryPolicy, parse_retry_after
 
 
 def test_parse_retry_after_forms() -> None:

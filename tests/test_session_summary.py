@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pytest_legalbench.item_record import ItemRecord, KeyFacts
-from pytest_legalbench.ledger import Call, Usage
-from pytest_legalbench.pricing import load_price_card
-from pytest_legalbench.session_summary import summarise, summary_lines
+from pytest_legalbench.llm.ledger import Call, Usage
+from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
+from pytest_legalbench.results.summary import summarise, summary_lines
 
 YES = KeyFacts(("x",), (), False, True)
 NO = KeyFacts((), ("x",), False, False)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.settings import OPTIONS, SettingsError, resolve_settings
+from pytest_legalbench.plugin.settings import OPTIONS, SettingsError, resolve_settings
 
 
 def _profiles() -> tuple[str, ...]:

@@ -21,11 +21,7 @@ from hypothesis import strategies as st
 from test_serialise import document_indexes, realistic_agreement, small_agreement
 
 from pytest_legalbench.navindex.node import DocumentIndex
-from pytest_legalbench.navindex.schema import (
-    FORMAT_VERSION,
-    FormatVersionError,
-    IndexFormatError,
-)
+from pytest_legalbench.navindex.schema import FORMAT_VERSION, FormatVersionError, IndexFormatError
 from pytest_legalbench.navindex.store import (
     CacheEntryWarning,
     IndexCache,

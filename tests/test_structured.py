@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.structured import SchemaError, check_schema, conforms, json_equal, problems
+from pytest_legalbench.llm.schema import SchemaError, check_schema, conforms, json_equal, problems
 
 VERDICT: dict[str, object] = {
     "type": "object",

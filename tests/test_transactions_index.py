@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.corpus_index import Selection, build_indexes, load_documents
 from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.navindex.statistics import DocumentStats, corpus_stats, document_stats
 from pytest_legalbench.navindex.store import save_document

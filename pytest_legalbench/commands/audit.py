@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .common import Progress, UsageProblem
+from pytest_legalbench.commands.common import Progress, UsageProblem
 
 
 def register(commands: Any) -> None:
@@ -22,7 +22,7 @@ def register(commands: Any) -> None:
 
 def run_audit(args: argparse.Namespace, progress: Progress) -> int:
     """Print how often the judge agreed with the auditor, with a Clopper-Pearson interval."""
-    from ..judge_audit import AuditFileError, audit_lines, read_audit
+    from pytest_legalbench.results.judge_audit import AuditFileError, audit_lines, read_audit
 
     try:
         result = read_audit(args.verdicts)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import Progress, UsageProblem
+from pytest_legalbench.commands.common import Progress, UsageProblem
 
 
 def register(commands: Any) -> None:
@@ -35,8 +35,8 @@ def register(commands: Any) -> None:
 
 def run_export(args: argparse.Namespace, progress: Progress) -> int:
     """Write the sheet and say how many claims it holds."""
-    from ..atomic_write import write_text_atomic
-    from ..gandr.claim_sheet import ClaimSheetError, audited_rows, sheet_text
+    from pytest_legalbench.files.atomic_write import write_text_atomic
+    from pytest_legalbench.gandr.claim_sheet import ClaimSheetError, audited_rows, sheet_text
 
     try:
         rows = list(audited_rows(args.report))
@@ -51,7 +51,12 @@ def run_export(args: argparse.Namespace, progress: Progress) -> int:
 
 def run_agreement(args: argparse.Namespace, progress: Progress) -> int:
     """Print kappa, exact agreement and the tool's detection precision, recall and F1."""
-    from ..gandr.claim_sheet import ClaimSheetError, agreement_report, audited_rows, read_labels
+    from pytest_legalbench.gandr.claim_sheet import (
+        ClaimSheetError,
+        agreement_report,
+        audited_rows,
+        read_labels,
+    )
 
     if len(args.sheets) > 2:
         raise UsageProblem("audit-agreement takes one or two sheets")

@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..corpus_index import Selection, build_indexes, load_documents
-from ..ingest.document import Document
-from ..ingest.loading import describe_inference
-from ..inject import DEFAULT_CONTEXT_WINDOW
-from ..locations import CORPUS_ENV, DEFAULT_PROFILE, cache_dir, corpus_dir
-from ..navindex.node import DocumentIndex
-from ..navindex.schema import DEFAULT_RUNG, RUNGS
-from ..settings import BACKENDS
+from pytest_legalbench.defaults import BACKENDS, CORPUS_ENV, DEFAULT_CONTEXT_WINDOW, DEFAULT_PROFILE
+from pytest_legalbench.files.locations import cache_dir, corpus_dir
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.ingest.loading import describe_inference
+from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.navindex.corpus import build_indexes
+from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.navindex.schema import DEFAULT_RUNG, RUNGS
 
 
 class UsageProblem(ValueError):
@@ -65,7 +65,7 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
 
 def mode_help() -> str:
     """The help text of a ``--mode`` option."""
-    from ..modes.registry import DEFAULT_STRATEGY, mode_names
+    from pytest_legalbench.modes.registry import DEFAULT_STRATEGY, mode_names
 
     return (f"retrieval mode: {', '.join(mode_names())}; navembed alone means "
             f"navembed:{DEFAULT_STRATEGY}")
@@ -101,9 +101,9 @@ def open_query(args: argparse.Namespace, progress: Progress, mode_spec: str,
                documents: tuple[Document, ...] | None = None,
                indexes: tuple[DocumentIndex, ...] | None = None, **settings: Any) -> Any:
     """A query session (context manager) for one mode over the selected corpus."""
-    from ..ask import query_session
-    from ..modes.base import ModeSettings
-    from ..modes.registry import parse_mode
+    from pytest_legalbench.modes.base import ModeSettings
+    from pytest_legalbench.modes.registry import parse_mode
+    from pytest_legalbench.run.query import query_session
 
     try:
         mode = parse_mode(mode_spec)

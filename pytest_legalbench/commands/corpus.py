@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..ingest.document import Document
-from ..locations import cache_dir
-from ..navindex.statistics import attention_lines, corpus_stats, document_stats
-from ..navindex.store import save_document
-from ..tokens import TOKEN_ESTIMATE
-from .common import Progress, add_selectors, indexes_of, load_selection
+from pytest_legalbench.commands.common import Progress, add_selectors, indexes_of, load_selection
+from pytest_legalbench.files.locations import cache_dir
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.navindex.statistics import attention_lines, corpus_stats, document_stats
+from pytest_legalbench.navindex.store import save_document
+from pytest_legalbench.tokens import TOKEN_ESTIMATE
 
 
 def register(commands: Any) -> None:
@@ -69,10 +69,14 @@ def run_stats(args: argparse.Namespace, progress: Progress) -> int:
 def _crossover(documents: Sequence[Document],
                index_tokens: int) -> tuple[dict[str, object], list[str]]:
     """The caching break-even of SPEC §7 for this corpus, on the default price card."""
-    from ..crossover import ceiling_lines, navigate_payload_ceiling, navindex_payload_ceiling
-    from ..pricing import load_price_card
-    from ..prompts import document_block
-    from ..tokens import estimate_tokens
+    from pytest_legalbench.llm.pricing import load_price_card
+    from pytest_legalbench.llm.prompts import document_block
+    from pytest_legalbench.results.crossover import (
+        ceiling_lines,
+        navigate_payload_ceiling,
+        navindex_payload_ceiling,
+    )
+    from pytest_legalbench.tokens import estimate_tokens
 
     card = load_price_card()
     corpus = estimate_tokens(document_block((d.doc_id, d.title, d.text) for d in documents))

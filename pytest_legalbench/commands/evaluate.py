@@ -10,13 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
-from ..ingest.document import Document
-from ..locations import question_sets_dir
-from ..navindex.node import DocumentIndex
-from ..question_set import Question, load_question_set
-from ..tokens import estimate_tokens
-from .common import (
+from pytest_legalbench.commands.common import (
     Progress,
     UsageProblem,
     add_backend_options,
@@ -26,6 +20,12 @@ from .common import (
     mode_help,
     open_query,
 )
+from pytest_legalbench.files.locations import question_sets_dir
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.ingest.questions import Question, load_question_set
+from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.results.evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
+from pytest_legalbench.tokens import estimate_tokens
 
 #: What runs when no ``--mode`` is given: the two structure-aware families.
 DEFAULT_MODES = ("navembed", "navindex")
@@ -51,7 +51,7 @@ def register(commands: Any) -> None:
 
 def run_evaluate(args: argparse.Namespace, progress: Progress) -> int:
     """Retrieve for every question with every mode and print the scores."""
-    from ..modes.registry import parse_mode
+    from pytest_legalbench.modes.registry import parse_mode
 
     try:
         modes = list(dict.fromkeys(parse_mode(m) for m in (args.modes or DEFAULT_MODES)))

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .common import Progress, UsageProblem
+from pytest_legalbench.commands.common import Progress, UsageProblem
 
 
 def register(commands: Any) -> None:
@@ -24,10 +24,10 @@ def register(commands: Any) -> None:
 
 def run_summary(args: argparse.Namespace, progress: Progress) -> int:
     """Print the re-scored summary; say how many repeats changed their grounding."""
-    from ..gandr.report import ResultsFileError, read_records
-    from ..gandr.rescore import rescore
-    from ..gandr.summary import gandr_lines, summarise_gandr
-    from ..pricing import load_price_card
+    from pytest_legalbench.gandr.report import ResultsFileError, read_records
+    from pytest_legalbench.gandr.rescore import rescore
+    from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
+    from pytest_legalbench.llm.pricing import load_price_card
 
     try:
         stored = read_records(args.report)

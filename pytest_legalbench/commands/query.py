@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..settings import DEFAULT_ANSWER_MODEL
-from .common import (
+from pytest_legalbench.commands.common import (
     Progress,
     UsageProblem,
     add_backend_options,
@@ -16,6 +15,7 @@ from .common import (
     mode_help,
     open_query,
 )
+from pytest_legalbench.defaults import DEFAULT_ANSWER_MODEL
 
 
 def register(commands: Any) -> None:
@@ -47,8 +47,9 @@ def _query_options(parser: argparse.ArgumentParser) -> None:
 
 def run_ask(args: argparse.Namespace, progress: Progress) -> int:
     """Answer the question and print the answer, provisions, ledger and cost."""
-    from ..ask import ask, report_json, report_lines
-    from ..pricing import load_price_card
+    from pytest_legalbench.commands.query_output import report_json, report_lines
+    from pytest_legalbench.llm.pricing import load_price_card
+    from pytest_legalbench.run.query import ask
 
     card = load_price_card(args.price_card)
     with open_query(args, progress, args.mode) as session:
@@ -62,7 +63,7 @@ def run_ask(args: argparse.Namespace, progress: Progress) -> int:
 
 def run_retrieve(args: argparse.Namespace, progress: Progress) -> int:
     """Print one JSON line of provisions per question, without answering."""
-    from ..ask import retrieval_line
+    from pytest_legalbench.commands.query_output import retrieval_line
 
     if (args.question is None) == (args.questions is None):
         raise UsageProblem("give either a question or --questions FILE.jsonl")

@@ -11,10 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..ingest.document import Document
-from ..locations import corpus_dir
-from ..modes.base import Provision
-from .common import (
+from pytest_legalbench.commands.common import (
     Progress,
     UsageProblem,
     add_backend_options,
@@ -24,6 +21,9 @@ from .common import (
     mode_help,
     open_query,
 )
+from pytest_legalbench.files.locations import corpus_dir
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.modes.base import Provision
 
 #: Provisions asked of a node-level mode per this many budget characters: enough that the
 #: budget, not the list, runs out first, even when provisions are short.
@@ -52,8 +52,8 @@ def register(commands: Any) -> None:
 
 def run_spans(args: argparse.Namespace, progress: Progress) -> int:
     """Retrieve for every test's query and print precision and recall."""
-    from ..spans.benchmark_file import Snippet, read_benchmark
-    from ..spans.scoring import cut_to_budget, cut_to_k, score_spans, summarise
+    from pytest_legalbench.spans.benchmark_file import Snippet, read_benchmark
+    from pytest_legalbench.spans.scoring import cut_to_budget, cut_to_k, score_spans, summarise
 
     for name, option in (("k", "-k"), ("budget_chars", "--budget-chars"),
                          ("sample", "--sample")):

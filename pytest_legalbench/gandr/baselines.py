@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from ..client import ModelClient, Sampling, SystemBlock
-from ..prompts import load_prompt
-from . import prompting
-from .orchestrator import Outcome
-from .passages import Passage, context_block
-from .settings import GandrSettings
+from pytest_legalbench.gandr import prompting
+from pytest_legalbench.gandr.orchestrator import Outcome
+from pytest_legalbench.gandr.passages import Passage, context_block
+from pytest_legalbench.gandr.settings import GandrSettings
+from pytest_legalbench.llm.client import ModelClient, Sampling, SystemBlock
+from pytest_legalbench.llm.prompts import load_prompt
 
 #: The baselines by system name, with what each one is.
 BASELINES: Mapping[str, str] = {

@@ -14,8 +14,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..agreement import AUDIT_LABELS, agreed_subset, cohen_kappa, detection, exact_agreement
-from .report import ResultsFileError, read_records
+from pytest_legalbench.gandr.report import ResultsFileError, read_records
+from pytest_legalbench.stats.agreement import (
+    AUDIT_LABELS,
+    agreed_subset,
+    cohen_kappa,
+    detection,
+    exact_agreement,
+)
 
 SHEET_COLUMNS = ("claim_key", "question", "block", "claim", "cited_id", "cited_text", "label")
 

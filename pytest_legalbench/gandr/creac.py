@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .citations import CITE_MARKER
+from pytest_legalbench.gandr.citations import CITE_MARKER
 
 #: The five blocks of a memo, in order.
 BLOCK_LABELS: tuple[str, ...] = ("CONCLUSION", "RULE", "EXPLANATION", "APPLICATION", "CONCLUSION")

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..client import ModelClient, Sampling, SystemBlock
-from ..prompts import load_prompt
-from .correctness_rules import ALLOWED_SCORES, reference_kind, settle
-from .prompting import correctness_system
-from .tool_specs import correctness_tool, equivalence_tool
+from pytest_legalbench.gandr.correctness_rules import ALLOWED_SCORES, reference_kind, settle
+from pytest_legalbench.gandr.prompting import correctness_system
+from pytest_legalbench.gandr.tool_specs import correctness_tool, equivalence_tool
+from pytest_legalbench.llm.client import ModelClient, Sampling, SystemBlock
+from pytest_legalbench.llm.prompts import load_prompt
 
 #: Judges grade at temperature 0: the same answer gets the same grade.
 _JUDGE_SAMPLING = Sampling(temperature=0.0)

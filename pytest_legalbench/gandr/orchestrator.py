@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .citations import grounding
-from .creac import ProtocolReport, protocol_check
-from .passages import Passage
-from .reports import ClaimAudit, CriticVerdict
-from .roles import Roles
-from .settings import GandrSettings
+from pytest_legalbench.gandr.citations import grounding
+from pytest_legalbench.gandr.creac import ProtocolReport, protocol_check
+from pytest_legalbench.gandr.passages import Passage
+from pytest_legalbench.gandr.reports import ClaimAudit, CriticVerdict
+from pytest_legalbench.gandr.roles import Roles
+from pytest_legalbench.gandr.settings import GandrSettings
 
 
 @dataclass(frozen=True)

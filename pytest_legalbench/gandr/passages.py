@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from ..modes.lexical_index import LexicalIndex, tokenise
-from ..navindex.node import DocumentIndex, Node
+from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.vectors.lexical_index import LexicalIndex, tokenise
 
 #: Node kinds left out: contents lists repeat headings, and signature blocks repeat the
 #: parties' names (which every question carries) without stating any term.

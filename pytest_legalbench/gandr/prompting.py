@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..prompts import load_prompt
-from .passages import Passage, context_block
-from .settings import GandrSettings
+from pytest_legalbench.gandr.passages import Passage, context_block
+from pytest_legalbench.gandr.settings import GandrSettings
+from pytest_legalbench.llm.prompts import load_prompt
 
 #: The per-kind rule the correctness judge is given (SPEC section 11's special cases).
 KIND_RULES = {

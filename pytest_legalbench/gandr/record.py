@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..ledger import Call
+from pytest_legalbench.llm.ledger import Call
 
 #: The ``user_properties`` name GANDR records travel under.
 GANDR_RECORD_PROPERTY = "legalbench_gandr_record"

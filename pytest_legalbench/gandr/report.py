@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..atomic_write import write_text_atomic
-from ..file_names import safe_name
-from .record import GandrRecord, trace_lines
+from pytest_legalbench.files.atomic_write import write_text_atomic
+from pytest_legalbench.files.file_names import safe_name
+from pytest_legalbench.gandr.record import GandrRecord, trace_lines
 
 RESULTS_FILE = "gandr-results.json"
 TRACES_FOLDER = "gandr-traces"

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..agreement import AUDIT_LABELS
-from .tool_specs import RUBRIC_DIMENSIONS
+from pytest_legalbench.gandr.tool_specs import RUBRIC_DIMENSIONS
+from pytest_legalbench.stats.agreement import AUDIT_LABELS
 
 
 @dataclass(frozen=True)

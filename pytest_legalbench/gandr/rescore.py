@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from .citations import grounding, normalised_grounding
-from .judging import stable_and_correct
-from .record import GandrRecord
+from pytest_legalbench.gandr.citations import grounding, normalised_grounding
+from pytest_legalbench.gandr.judging import stable_and_correct
+from pytest_legalbench.gandr.record import GandrRecord
 
 
 def rescore(record: GandrRecord) -> GandrRecord:

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..client import ModelClient, Sampling, SystemBlock
-from ..prompts import load_prompt
-from . import prompting
-from .creac import ProtocolReport
-from .passages import Passage, context_block
-from .reports import ClaimAudit, CriticVerdict, RubricScores
-from .settings import GandrSettings
-from .tool_specs import claim_audit_tool, critic_tool, rubric_tool
+from pytest_legalbench.gandr import prompting
+from pytest_legalbench.gandr.creac import ProtocolReport
+from pytest_legalbench.gandr.passages import Passage, context_block
+from pytest_legalbench.gandr.reports import ClaimAudit, CriticVerdict, RubricScores
+from pytest_legalbench.gandr.settings import GandrSettings
+from pytest_legalbench.gandr.tool_specs import claim_audit_tool, critic_tool, rubric_tool
+from pytest_legalbench.llm.client import ModelClient, Sampling, SystemBlock
+from pytest_legalbench.llm.prompts import load_prompt
 
 
 class Roles(Protocol):

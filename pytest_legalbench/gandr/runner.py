@@ -7,19 +7,24 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
 
-from ..client import ModelClient
-from ..modes.base import ModeUnavailable
-from ..navindex.node import DocumentIndex
-from ..question_set import Question
-from .baselines import RUNNERS, Generator
-from .citations import grounding, normalised_grounding
-from .judging import Correctness, judge_correctness, judge_equivalence, stable_and_correct
-from .orchestrator import Outcome, run_gandr
-from .passages import Passage, PassageIndex, node_passages
-from .record import GandrRecord, Repeat
-from .roles import ModelRoles
-from .settings import GandrSettings
-from .systems import GANDR, baseline_of
+from pytest_legalbench.gandr.baselines import RUNNERS, Generator
+from pytest_legalbench.gandr.citations import grounding, normalised_grounding
+from pytest_legalbench.gandr.judging import (
+    Correctness,
+    judge_correctness,
+    judge_equivalence,
+    stable_and_correct,
+)
+from pytest_legalbench.gandr.orchestrator import Outcome, run_gandr
+from pytest_legalbench.gandr.passages import Passage, PassageIndex, node_passages
+from pytest_legalbench.gandr.record import GandrRecord, Repeat
+from pytest_legalbench.gandr.roles import ModelRoles
+from pytest_legalbench.gandr.settings import GandrSettings
+from pytest_legalbench.gandr.systems import GANDR, baseline_of
+from pytest_legalbench.ingest.questions import Question
+from pytest_legalbench.llm.client import ModelClient
+from pytest_legalbench.modes.base import ModeUnavailable
+from pytest_legalbench.navindex.node import DocumentIndex
 
 
 class GandrRunner:
@@ -42,7 +47,7 @@ class GandrRunner:
         """The passages ``system`` answers from: BM25 top k, or for B3 the re-ranked pool."""
         if baseline_of(system) != "b3":
             return self.passages.top(question, self.settings.top_k)
-        from ..modes.rerank import Reranker
+        from pytest_legalbench.vectors.cross_encoder import Reranker
 
         reranker = Reranker.load(self.cross_encoder, system)  # ModeUnavailable without one
         pool = self.passages.top(question, self.settings.b3_pool)

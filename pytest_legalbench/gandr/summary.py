@@ -12,11 +12,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..agreement import AUDIT_LABELS
-from ..exact_statistics import mcnemar_exact, wilson
-from ..pricing import PriceCard, format_usd, price_calls
-from .record import GandrRecord, Repeat, all_calls
-from .systems import COMPARATOR, SYSTEMS
+from pytest_legalbench.gandr.record import GandrRecord, Repeat, all_calls
+from pytest_legalbench.gandr.systems import COMPARATOR, SYSTEMS
+from pytest_legalbench.llm.pricing import PriceCard, format_usd, price_calls
+from pytest_legalbench.stats.agreement import AUDIT_LABELS
+from pytest_legalbench.stats.exact import mcnemar_exact, wilson
 
 
 def _wilson(k: int, n: int) -> dict[str, object]:

@@ -4,8 +4,8 @@ correctness and equivalence judges. Outputs that do not conform are "no result",
 
 from __future__ import annotations
 
-from ..agreement import AUDIT_LABELS
-from ..client import ToolSpec
+from pytest_legalbench.llm.client import ToolSpec
+from pytest_legalbench.stats.agreement import AUDIT_LABELS
 
 #: The six rubric dimensions, in the order reports list them.
 RUBRIC_DIMENSIONS = ("AFL", "AC", "CI", "DTC", "CEA", "FS")

@@ -15,12 +15,13 @@ from typing import Any
 
 import yaml
 
-from pytest_legalbench.atomic_write import write_text_atomic
+from pytest_legalbench.defaults import CORPUS_ENV
+from pytest_legalbench.files.atomic_write import write_text_atomic
+from pytest_legalbench.files.locations import corpus_dir
 from pytest_legalbench.ingest.decoding import read_document
 from pytest_legalbench.ingest.doc_ids import doc_id_for
 from pytest_legalbench.ingest.document import ROLES, CorpusError
 from pytest_legalbench.ingest.roles import infer_role
-from pytest_legalbench.locations import CORPUS_ENV, corpus_dir
 
 #: Folder of the contract texts, relative to the corpus directory (the manifest's root).
 CONTRACTS_ROOT = "cuad/contracts"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pytest_legalbench import __version__
-from pytest_legalbench.atomic_write import write_bytes_atomic
+from pytest_legalbench.files.atomic_write import write_bytes_atomic
 from pytest_legalbench.ingest.document import CorpusError
 
 USER_AGENT_ENV = "LEGALBENCH_USER_AGENT"

@@ -6,7 +6,8 @@ import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
-from pytest_legalbench import locations
+from pytest_legalbench.defaults import CORPUS_ENV
+from pytest_legalbench.files import locations
 from pytest_legalbench.ingest.decoding import DecodedText, read_document
 from pytest_legalbench.ingest.doc_ids import doc_id_for
 from pytest_legalbench.ingest.document import (
@@ -25,7 +26,7 @@ from pytest_legalbench.ingest.titles import guess_title
 Progress = Callable[[str], None]
 
 _HOW_TO_SET = (
-    f"set --legalbench-corpus-dir or ${locations.CORPUS_ENV} to the corpus mirror folder"
+    f"set --legalbench-corpus-dir or ${CORPUS_ENV} to the corpus mirror folder"
 )
 # Error messages name this many missing documents, then count the rest.
 _MISSING_LISTED = 5

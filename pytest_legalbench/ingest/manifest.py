@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from pytest_legalbench.files.locations import manifests_dir
 from pytest_legalbench.ingest.doc_ids import doc_id_for
 from pytest_legalbench.ingest.document import (
     ROLES,
@@ -19,7 +20,6 @@ from pytest_legalbench.ingest.document import (
     ManifestEntry,
     Source,
 )
-from pytest_legalbench.locations import manifests_dir
 
 #: A folder of the user's own documents may carry a manifest of this name (with ``root: .``).
 FOLDER_MANIFEST_NAME = "legalbench.yaml"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from ..navindex.node import DocumentIndex, Node
+from pytest_legalbench.navindex.node import DocumentIndex, Node
 
 
 class AmendmentLinks:

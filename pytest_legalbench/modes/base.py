@@ -7,16 +7,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol
 
-from ..ingest.document import Document
-from ..ledger import Call
-from ..navindex.node import DocumentIndex, Node
-from ..prompts import MAX_SCAN_NODES
-from ..settings import DEFAULT_ANSWER_MODEL
-from ..tokens import estimate_tokens
-
-#: Decimal places scores are rounded to before ties are broken by node id, so that float
-#: noise between machines cannot reorder provisions.
-SCORE_PRECISION = 6
+from pytest_legalbench.defaults import DEFAULT_ANSWER_MODEL, MAX_SCAN_NODES
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.tokens import estimate_tokens
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ingest.document import Document
-from ..tokens import CHARS_PER_TOKEN
-from .base import Corpus, Provision, Retrieval, payload_tokens
-from .dense_index import DenseIndex, flat_group
-from .embedding import Embedder
-from .ranking import ranked
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.modes.base import Corpus, Provision, Retrieval, payload_tokens
+from pytest_legalbench.tokens import CHARS_PER_TOKEN
+from pytest_legalbench.vectors.dense_index import DenseIndex, flat_group
+from pytest_legalbench.vectors.embedding import Embedder
+from pytest_legalbench.vectors.ranking import ranked
 
 CHUNK_TOKENS = 512
 CHUNK_OVERLAP_TOKENS = 64

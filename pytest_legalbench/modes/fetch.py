@@ -16,10 +16,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..navindex.node import Node
-from ..tokens import estimate_tokens
-from .amendments import AmendmentLinks
-from .base import Provision
+from pytest_legalbench.modes.amendments import AmendmentLinks
+from pytest_legalbench.modes.base import Provision
+from pytest_legalbench.navindex.node import Node
+from pytest_legalbench.tokens import estimate_tokens
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..navindex.node import Node
-from ..tokens import estimate_tokens
-from .amendments import AmendmentLinks
-from .base import (
+from pytest_legalbench.modes.amendments import AmendmentLinks
+from pytest_legalbench.modes.base import (
     Corpus,
     Mode,
     ModeSettings,
@@ -30,15 +28,23 @@ from .base import (
     Retrieval,
     payload_tokens,
 )
-from .chunks import ChunksMode, windowed_note
-from .dense_index import DenseIndex, subtree_group
-from .embedding import Embedder, EmbeddingModelError, resolve_model_path
-from .lexical_index import LexicalIndex
-from .ranking import EXCLUDED_KINDS, candidate_nodes, disjoint, fused, ranked
-from .rerank import Reranker
+from pytest_legalbench.modes.chunks import ChunksMode, windowed_note
+from pytest_legalbench.navindex.node import Node
+from pytest_legalbench.tokens import estimate_tokens
+from pytest_legalbench.vectors.cross_encoder import Reranker
+from pytest_legalbench.vectors.dense_index import DenseIndex, subtree_group
+from pytest_legalbench.vectors.embedding import Embedder, EmbeddingModelError, resolve_model_path
+from pytest_legalbench.vectors.lexical_index import LexicalIndex
+from pytest_legalbench.vectors.ranking import (
+    EXCLUDED_KINDS,
+    candidate_nodes,
+    disjoint,
+    fused,
+    ranked,
+)
 
 if TYPE_CHECKING:
-    from ..client import ModelClient
+    from pytest_legalbench.llm.client import ModelClient
 
 STRATEGIES = ("embed", "embed+xref", "hybrid", "rerank", "titles", "chunks")
 #: The strategies ``NodeEmbeddingMode`` implements.
@@ -53,7 +59,7 @@ def build(strategy: str, corpus: Corpus, settings: ModeSettings,
                          f"{', '.join(STRATEGIES)}")
     name = f"navembed:{strategy}"
     if strategy == "titles":
-        from .titles import TitlesMode
+        from pytest_legalbench.modes.titles import TitlesMode
 
         if client is None:
             raise ValueError(f"mode {name!r} calls a model: pass a ModelClient")

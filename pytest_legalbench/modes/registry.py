@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import Corpus, Mode, ModeSettings
+from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings
 
 if TYPE_CHECKING:
-    from ..client import ModelClient
+    from pytest_legalbench.llm.client import ModelClient
 
 #: Strategies of the ``navembed`` family; ``navembed.STRATEGIES`` must list the same names
 #: (kept here too so that parsing a mode name never imports the embedding stack).
@@ -50,15 +50,15 @@ def build_mode(spec: str, corpus: Corpus, settings: ModeSettings,
     """Build the mode ``spec`` names on ``corpus``; modes that call a model need ``client``."""
     name = parse_mode(spec)
     if name == "inject":
-        from .inject_mode import InjectMode
+        from pytest_legalbench.modes.inject import InjectMode
 
         return InjectMode(corpus, settings)
     if name == "navindex":
-        from .navindex import NavindexMode
+        from pytest_legalbench.modes.navigate import NavindexMode
 
         return NavindexMode(corpus, settings, _needs(client, name))
     # Imported here: the embedding stack (torch) loads only when a navembed mode is built.
-    from . import navembed
+    from pytest_legalbench.modes import navembed
 
     return navembed.build(name.partition(":")[2], corpus, settings, client)
 

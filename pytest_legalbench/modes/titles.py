@@ -9,17 +9,17 @@ listing, and the titles of those documents alone are listed.
 
 from __future__ import annotations
 
-from ..client import ModelClient, StructuredResult, SystemBlock, ToolSpec
-from ..navindex.node import Node
-from ..tokens import estimate_tokens
-from .base import Corpus, ModeSettings, Provision, Retrieval, payload_tokens
-from .ranking import EXCLUDED_KINDS, candidate_nodes, disjoint
-from .scan_prompt import (
+from pytest_legalbench.llm.client import ModelClient, StructuredResult, SystemBlock, ToolSpec
+from pytest_legalbench.llm.scan_prompt import (
     document_line,
     documents_system,
     documents_user,
     select_documents_tool,
 )
+from pytest_legalbench.modes.base import Corpus, ModeSettings, Provision, Retrieval, payload_tokens
+from pytest_legalbench.navindex.node import Node
+from pytest_legalbench.tokens import estimate_tokens
+from pytest_legalbench.vectors.ranking import EXCLUDED_KINDS, candidate_nodes, disjoint
 
 #: The forced tool through which the model names its picks.
 SELECT_TITLES = "select_titles"

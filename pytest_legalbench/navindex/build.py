@@ -13,16 +13,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..ingest.document import Document
-from .defined_terms import find_inline_definitions
-from .describe import keywords, summarise
-from .draft import Draft, Outline
-from .flags import extract_flags
-from .node import DocumentIndex, DocumentTags, Flags, Node
-from .outline import build_outline
-from .references import Instrument, Reference, find_references, instrument_names
-from .tags import jurisdiction, topics
-from .terms import TermIndex
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.navindex.defined_terms import find_inline_definitions
+from pytest_legalbench.navindex.describe import keywords, summarise
+from pytest_legalbench.navindex.draft import Draft, Outline
+from pytest_legalbench.navindex.flags import extract_flags
+from pytest_legalbench.navindex.node import DocumentIndex, DocumentTags, Flags, Node
+from pytest_legalbench.navindex.outline import build_outline
+from pytest_legalbench.navindex.references import (
+    Instrument,
+    Reference,
+    find_references,
+    instrument_names,
+)
+from pytest_legalbench.navindex.tags import jurisdiction, topics
+from pytest_legalbench.navindex.terms import TermIndex
 
 #: Bumped whenever a change to the parser or extractors changes what an index holds.
 BUILDER_VERSION = "1"

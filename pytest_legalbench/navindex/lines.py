@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .markers import LIST_KINDS, Marker, classify
+from pytest_legalbench.navindex.markers import LIST_KINDS, Marker, classify
 
 _SOFT_BREAK = re.compile(r"[ \t]{3,}(?=\S)")
 # A paragraph run on after a sentence with one space: "...Section 2.5. 1.6 "Term" means".

@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import re
 
-from .defined_terms import definition_head
-from .draft import Draft, Outline, add_lead_ins, close_spans, document_order
-from .lines import Line, split_lines
-from .markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, split_title
-from .toc import TocRegion, find_toc_regions
+from pytest_legalbench.navindex.defined_terms import definition_head
+from pytest_legalbench.navindex.draft import (
+    Draft,
+    Outline,
+    add_lead_ins,
+    close_spans,
+    document_order,
+)
+from pytest_legalbench.navindex.lines import Line, split_lines
+from pytest_legalbench.navindex.markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, split_title
+from pytest_legalbench.navindex.toc import TocRegion, find_toc_regions
 
 _LIST_RANK = 100
 _MAX_SKIP = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .markers import roman_value
+from pytest_legalbench.navindex.markers import roman_value
 
 # "Section 2.1(b)(i)", "Sections 2.1 and 2.3", "clause 12.3(b)", "§ 5", "Paragraph 2(a)",
 # "Article VII", "Schedule 2", "Exhibit A", "Annex B-1".

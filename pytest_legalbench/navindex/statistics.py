@@ -10,10 +10,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from ..tokens import TOKEN_ESTIMATE
-from .node import DocumentIndex
-from .schema import DEFAULT_RUNG, Rung
-from .serialise import index_tokens
+from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.navindex.schema import DEFAULT_RUNG, Rung
+from pytest_legalbench.navindex.serialise import index_tokens
+from pytest_legalbench.tokens import TOKEN_ESTIMATE
 
 _WHITESPACE = re.compile(r"\s+")
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_legalbench.atomic_write import write_text_atomic
+from pytest_legalbench.files.atomic_write import write_text_atomic
 from pytest_legalbench.navindex.json_forms import readable_json
 from pytest_legalbench.navindex.node import DocumentIndex, Node
 from pytest_legalbench.navindex.schema import DEFAULT_RUNG, FORMAT_VERSION, IndexFormatError, Rung

@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .lines import Line
-from .markers import Marker
+from pytest_legalbench.navindex.lines import Line
+from pytest_legalbench.navindex.markers import Marker
 
 #: A listing line is short; a provision's first line usually runs on.
 _SHORT = 160

@@ -10,7 +10,11 @@ and no network. Everything it writes says what it is.
 
 from __future__ import annotations
 
-from .identity import BACKEND_HEADER, BACKEND_NOTE, REFERENCE_MODEL
-from .server import ReferenceBackend
+from pytest_legalbench.reference_backend.identity import (
+    BACKEND_HEADER,
+    BACKEND_NOTE,
+    REFERENCE_MODEL,
+)
+from pytest_legalbench.reference_backend.server import ReferenceBackend
 
 __all__ = ["BACKEND_HEADER", "BACKEND_NOTE", "REFERENCE_MODEL", "ReferenceBackend"]

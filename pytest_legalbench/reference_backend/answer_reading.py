@@ -7,10 +7,9 @@ import re
 
 from pytest_legalbench.gandr.citations import CITE_MARKER
 from pytest_legalbench.gandr.creac import split_blocks
-
-from .identity import without_note
-from .judging import declines
-from .lexical import split_sentences
+from pytest_legalbench.reference_backend.identity import without_note
+from pytest_legalbench.reference_backend.judging import declines
+from pytest_legalbench.reference_backend.lexical import split_sentences
 
 _LEADING_POLARITY = re.compile(r"^\W*(?P<word>yes|no|true|false)\b", re.IGNORECASE)
 # Words that turn a statement into its negation ("don't" and the like end in "n't").

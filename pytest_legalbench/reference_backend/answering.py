@@ -16,12 +16,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 
-from pytest_legalbench.prompts import REFUSAL
-
-from .clauses import clause_map
-from .lexical import content_terms, split_sentences
-from .prompt_parts import find_documents, find_provisions, question_of
-from .wire import MessagesRequest
+from pytest_legalbench.llm.prompts import REFUSAL
+from pytest_legalbench.reference_backend.clauses import clause_map
+from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences
+from pytest_legalbench.reference_backend.prompt_parts import (
+    find_documents,
+    find_provisions,
+    question_of,
+)
+from pytest_legalbench.reference_backend.wire import MessagesRequest
 
 _MIN_COVERAGE = 0.5
 # Sentences close to the best one are kept too, up to ``_MOST_SENTENCES``.

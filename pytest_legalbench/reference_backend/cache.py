@@ -10,7 +10,7 @@ import hashlib
 import threading
 from collections.abc import Callable
 
-from .wire import MessagesRequest
+from pytest_legalbench.reference_backend.wire import MessagesRequest
 
 
 class PromptCache:

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pytest_legalbench.gandr.citations import CITE_MARKER, strip_prefix
 from pytest_legalbench.gandr.creac import claims, split_blocks
 from pytest_legalbench.gandr.tool_specs import AUDIT_BLOCKS, CLAIM_AUDIT_TOOL
-
-from .gandr_prompt import ShownPassage, fenced, shown_passages
-from .identity import with_note
-from .lexical import content_terms, split_sentences
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.gandr_prompt import ShownPassage, fenced, shown_passages
+from pytest_legalbench.reference_backend.identity import with_note
+from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: "(Nearly) all" of a claim: a quoted sentence scores 1.0, and one term in ten may be the
 #: writer's own framing ("here", "accordingly") without the claim going beyond the passage.

@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass
 
 from pytest_legalbench.gandr.tool_specs import CRITIC_TOOL, RUBRIC_DIMENSIONS
-
-from .identity import with_note
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.identity import with_note
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 _REPORTS_HEADING = "CHECK REPORTS:"
 _REPORT = re.compile(r"^- (?P<name>structure|citation audit|writing rubric)\b[^:\n]*:[ \t]*",

@@ -10,12 +10,16 @@ explicit yes or no must agree on it. Otherwise they are equivalent when they sha
 from __future__ import annotations
 
 from pytest_legalbench.gandr.tool_specs import EQUIVALENCE_TOOL
-
-from .answer_reading import conclusion_of, declines, has_stated_polarity, polarity
-from .gandr_prompt import fenced
-from .identity import with_note, without_note
-from .lexical import content_terms
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.answer_reading import (
+    conclusion_of,
+    declines,
+    has_stated_polarity,
+    polarity,
+)
+from pytest_legalbench.reference_backend.gandr_prompt import fenced
+from pytest_legalbench.reference_backend.identity import with_note, without_note
+from pytest_legalbench.reference_backend.lexical import content_terms
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: "Most" of the terms: more than half, with a margin so one shared clause name is not enough.
 EQUIVALENT_SHARE = 0.6

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from .lexical import STOP_WORDS
+from pytest_legalbench.reference_backend.lexical import STOP_WORDS
 
 #: Kinds whose values can contradict one another (a different date is a wrong date).
 VALUE_KINDS = ("money", "percent", "date", "number")

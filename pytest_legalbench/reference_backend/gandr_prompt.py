@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .prompt_parts import elements
-from .wire import MessagesRequest
+from pytest_legalbench.reference_backend.prompt_parts import elements
+from pytest_legalbench.reference_backend.wire import MessagesRequest
 
 _FORMAT_LINE = re.compile(r"^[ \t]*Output format:[ \t]*(?P<name>[A-Za-z][\w-]*)[ \t]*\.?[ \t]*$",
                           re.MULTILINE)

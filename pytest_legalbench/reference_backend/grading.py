@@ -30,13 +30,24 @@ from pytest_legalbench.gandr.correctness_rules import (
     reference_kind,
 )
 from pytest_legalbench.gandr.tool_specs import CORRECTNESS_TOOL
-
-from .answer_reading import conclusion_of, declines, plain, polarity, says_absent
-from .facts import VALUE_KINDS, Fact, citation_matches, clause_key, extract_facts
-from .gandr_prompt import fenced, section
-from .identity import with_note, without_note
-from .lexical import content_terms
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.answer_reading import (
+    conclusion_of,
+    declines,
+    plain,
+    polarity,
+    says_absent,
+)
+from pytest_legalbench.reference_backend.facts import (
+    VALUE_KINDS,
+    Fact,
+    citation_matches,
+    clause_key,
+    extract_facts,
+)
+from pytest_legalbench.reference_backend.gandr_prompt import fenced, section
+from pytest_legalbench.reference_backend.identity import with_note, without_note
+from pytest_legalbench.reference_backend.lexical import content_terms
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: Coverage of the reference's key content at or above each bound earns the score beside it.
 COVERAGE_BANDS = ((0.8, 5), (0.6, 4), (0.4, 3), (0.2, 2))

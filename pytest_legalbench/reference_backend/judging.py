@@ -12,12 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_legalbench.prompts import REFUSAL
-
-from .facts import VALUE_KINDS, Fact, citation_matches, extract_facts
-from .identity import without_note
-from .prompt_parts import tagged_text
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.llm.prompts import REFUSAL
+from pytest_legalbench.reference_backend.facts import (
+    VALUE_KINDS,
+    Fact,
+    citation_matches,
+    extract_facts,
+)
+from pytest_legalbench.reference_backend.identity import without_note
+from pytest_legalbench.reference_backend.prompt_parts import tagged_text
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: The forced tool through which a judge reports its verdict.
 VERDICT_TOOL = "record_verdict"

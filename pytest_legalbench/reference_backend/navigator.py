@@ -20,14 +20,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_legalbench.defaults import MAX_SCAN_NODES
 from pytest_legalbench.navindex.json_forms import expand_optimised
 from pytest_legalbench.navindex.schema import IndexFormatError
 from pytest_legalbench.navindex.serialise import absolute_id
-from pytest_legalbench.prompts import MAX_SCAN_NODES
-
-from .lexical import content_terms
-from .prompt_parts import question_of, tagged_text
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.lexical import content_terms
+from pytest_legalbench.reference_backend.prompt_parts import question_of, tagged_text
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 SELECT_NODES = "select_nodes"
 SELECT_DOCUMENTS = "select_documents"

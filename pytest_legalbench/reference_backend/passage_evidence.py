@@ -14,9 +14,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .answering import Passage, rank
-from .gandr_prompt import ShownPassage
-from .lexical import content_terms, split_sentences
+from pytest_legalbench.reference_backend.answering import Passage, rank
+from pytest_legalbench.reference_backend.gandr_prompt import ShownPassage
+from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences
 
 # A findings line stays a summary: longer sentences are cut at a word boundary.
 _SUMMARY_WORDS = 24

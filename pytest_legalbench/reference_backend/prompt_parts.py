@@ -1,6 +1,6 @@
 """Finding the tagged parts of a prompt: documents, provisions, question and answers.
 
-The tags are the ones ``pytest_legalbench.prompts`` writes: attribute values HTML-escaped, the
+The tags are the ones ``pytest_legalbench.llm.prompts`` writes: attribute values HTML-escaped, the
 body verbatim between a newline after the opening tag and a newline before the closing one.
 """
 

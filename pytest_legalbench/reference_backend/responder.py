@@ -14,25 +14,29 @@ from pytest_legalbench.gandr.tool_specs import (
     EQUIVALENCE_TOOL,
     RUBRIC_TOOL,
 )
-from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
-
-from .answering import extractive_answer
-from .claim_audit import claim_audit_input
-from .critic_decision import critic_input
-from .equivalence import equivalence_input
-from .grading import correctness_input
-from .identity import BACKEND_NOTE, with_note
-from .judging import FORCED_VERDICT_TOOL, VERDICT_TOOL, forced_verdict_input, verdict_input
-from .navigator import (
+from pytest_legalbench.reference_backend.answering import extractive_answer
+from pytest_legalbench.reference_backend.claim_audit import claim_audit_input
+from pytest_legalbench.reference_backend.critic_decision import critic_input
+from pytest_legalbench.reference_backend.equivalence import equivalence_input
+from pytest_legalbench.reference_backend.grading import correctness_input
+from pytest_legalbench.reference_backend.identity import BACKEND_NOTE, with_note
+from pytest_legalbench.reference_backend.judging import (
+    FORCED_VERDICT_TOOL,
+    VERDICT_TOOL,
+    forced_verdict_input,
+    verdict_input,
+)
+from pytest_legalbench.reference_backend.navigator import (
     SELECT_DOCUMENTS,
     SELECT_NODES,
     select_documents_input,
     select_nodes_input,
 )
-from .titles import SELECT_TITLES, select_titles_input
-from .wire import MessagesRequest, invalid
-from .writing_roles import gandr_text
-from .writing_rubric import rubric_input
+from pytest_legalbench.reference_backend.titles import SELECT_TITLES, select_titles_input
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.writing_roles import gandr_text
+from pytest_legalbench.reference_backend.writing_rubric import rubric_input
+from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 ToolHandler = Callable[[MessagesRequest], dict[str, object]]
 

@@ -14,10 +14,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .cache import PromptCache
-from .identity import BACKEND_HEADER, REFERENCE_MODEL
-from .responder import request_digest, respond
-from .wire import MessagesRequest, WireError, error_body, invalid, message_body, parse_request
+from pytest_legalbench.reference_backend.cache import PromptCache
+from pytest_legalbench.reference_backend.identity import BACKEND_HEADER, REFERENCE_MODEL
+from pytest_legalbench.reference_backend.responder import request_digest, respond
+from pytest_legalbench.reference_backend.wire import (
+    MessagesRequest,
+    WireError,
+    error_body,
+    invalid,
+    message_body,
+    parse_request,
+)
 
 if TYPE_CHECKING:
     from typing import Self

@@ -11,12 +11,15 @@ import re
 
 from pytest_legalbench.gandr.citations import CITE_MARKER, grounding
 from pytest_legalbench.gandr.creac import claims
-
-from .gandr_prompt import conversation_passages, conversation_question, last_assistant_text
-from .identity import without_note
-from .judging import declines
-from .lexical import STOP_WORDS, content_terms, stem
-from .wire import MessagesRequest
+from pytest_legalbench.reference_backend.gandr_prompt import (
+    conversation_passages,
+    conversation_question,
+    last_assistant_text,
+)
+from pytest_legalbench.reference_backend.identity import without_note
+from pytest_legalbench.reference_backend.judging import declines
+from pytest_legalbench.reference_backend.lexical import STOP_WORDS, content_terms, stem
+from pytest_legalbench.reference_backend.wire import MessagesRequest
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]")
 # Short words ("law", "fee") do carry meaning, but two-letter ones are initials or noise.

@@ -13,9 +13,9 @@ import json
 import math
 from collections import Counter
 
-from .lexical import content_terms
-from .prompt_parts import question_of, tagged_text
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.lexical import content_terms
+from pytest_legalbench.reference_backend.prompt_parts import question_of, tagged_text
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 SELECT_TITLES = "select_titles"
 #: Picks made when the tool's schema sets no cap.

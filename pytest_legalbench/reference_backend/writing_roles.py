@@ -15,16 +15,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from pytest_legalbench.gandr.creac import claims
-from pytest_legalbench.prompts import REFUSAL
-
-from .gandr_prompt import (
+from pytest_legalbench.llm.prompts import REFUSAL
+from pytest_legalbench.reference_backend.gandr_prompt import (
     ShownPassage,
     conversation_passages,
     conversation_question,
     output_format,
     section,
 )
-from .passage_evidence import (
+from pytest_legalbench.reference_backend.passage_evidence import (
     Evidence,
     best_sentence,
     passages_of,
@@ -32,8 +31,8 @@ from .passage_evidence import (
     seeded_evidence,
     summary,
 )
-from .staged_roles import plan, review
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.staged_roles import plan, review
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 _FLAG_LABEL = re.compile(r"\b(?:UNSUPPORTED|PARTIAL|MISCITED)\b")
 _PASSAGE_END = "</passage>"

@@ -14,13 +14,12 @@ from collections import defaultdict
 from pytest_legalbench.gandr.citations import CITE_MARKER
 from pytest_legalbench.gandr.creac import Block, claims, split_blocks
 from pytest_legalbench.gandr.tool_specs import AUDIT_BLOCKS, RUBRIC_DIMENSIONS, RUBRIC_TOOL
-
-from .answer_reading import conclusion_of, plain
-from .facts import extract_facts
-from .gandr_prompt import fenced
-from .identity import with_note, without_note
-from .lexical import content_terms, split_sentences
-from .wire import MessagesRequest, invalid
+from pytest_legalbench.reference_backend.answer_reading import conclusion_of, plain
+from pytest_legalbench.reference_backend.facts import extract_facts
+from pytest_legalbench.reference_backend.gandr_prompt import fenced
+from pytest_legalbench.reference_backend.identity import with_note, without_note
+from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences
+from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: The closing conclusion "repeats" the opening one when it keeps this share of its terms.
 SAME_ANSWER = 0.8

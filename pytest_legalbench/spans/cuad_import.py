@@ -12,7 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
-from pytest_legalbench.atomic_write import write_text_atomic
+from pytest_legalbench.defaults import CORPUS_ENV
+from pytest_legalbench.files.atomic_write import write_text_atomic
+from pytest_legalbench.files.locations import corpus_dir
 from pytest_legalbench.ingest.cuad_manifest import (
     CLAUSES_CSV,
     CONTRACTS_ROOT,
@@ -22,7 +24,6 @@ from pytest_legalbench.ingest.cuad_manifest import (
 )
 from pytest_legalbench.ingest.decoding import read_document
 from pytest_legalbench.ingest.document import CorpusError
-from pytest_legalbench.locations import CORPUS_ENV, corpus_dir
 from pytest_legalbench.spans.benchmark_file import (
     Snippet,
     SpanBenchmark,

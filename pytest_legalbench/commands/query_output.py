@@ -1,0 +1,67 @@
+"""What ``ask`` and ``retrieve`` print: retrieval lines, the answer report and its JSON form."""
+
+from __future__ import annotations
+
+import json
+
+from pytest_legalbench.llm.client import Completion
+from pytest_legalbench.llm.pricing import PriceCard, format_usd, price, price_calls
+from pytest_legalbench.modes.base import Retrieval
+from pytest_legalbench.run.query import QuerySession
+
+
+def retrieval_line(retrieval: Retrieval, question_id: str | None, question: str) -> str:
+    """One line of ``retrieve`` output: the contract later tools read."""
+    return json.dumps({
+        "id": question_id, "question": question, "mode": retrieval.mode,
+        "provisions": [p.to_dict() for p in retrieval.provisions],
+        "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
+        "dropped": dict(retrieval.dropped), "notes": list(retrieval.notes),
+    }, ensure_ascii=False)
+
+
+def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySession,
+                 card: PriceCard) -> list[str]:
+    """The answer, the provisions it read, who produced it, and every call's tokens and cost."""
+    summary = (f"mode {retrieval.mode}: {len(retrieval.provisions)} provisions, "
+               f"{retrieval.payload_tokens} payload tokens")
+    lines = [completion.text.strip(), "", summary]
+    lines.extend(f"  [{p.doc_id}] {p.clause or p.node_id}" for p in retrieval.provisions)
+    lines.extend(f"  note: {note}" for note in retrieval.notes)
+    lines.append("")
+    if session.config.backend == "reference":
+        lines.append("backend: the embedded reference backend (extractive, no language model); "
+                     "set ANTHROPIC_API_KEY or --backend anthropic for a real model")
+    else:
+        lines.append(f"backend: anthropic ({session.config.base_url or 'api.anthropic.com'})")
+    lines.append(f"{'stage':16} {'model':36} {'input':>8} {'cache wr':>9} {'cache rd':>9} "
+                 f"{'output':>7} {'footprint':>9} {'dollars':>10}")
+    for call in session.ledger.calls:
+        usage = call.usage
+        lines.append(
+            f"{call.stage:16} {call.model[:36]:36} {usage.input_tokens:>8} "
+            f"{usage.cache_creation_input_tokens:>9} {usage.cache_read_input_tokens:>9} "
+            f"{usage.output_tokens:>7} {usage.footprint:>9} "
+            f"{format_usd(price(usage, card, call.model).total):>10}")
+    total = session.ledger.total()
+    lines.append(f"total: token footprint {total.footprint}, output {total.output_tokens}, "
+                 f"cost {format_usd(price_calls(session.ledger.calls, card).total)} "
+                 f"(price card {card.label})")
+    return lines
+
+
+def report_json(retrieval: Retrieval, completion: Completion, session: QuerySession,
+                card: PriceCard) -> str:
+    """The same report as JSON: the answer, the provisions, and each call's usage and cost."""
+    calls = session.ledger.calls
+    return json.dumps({
+        "answer": completion.text, "backend": session.config.backend, "model": completion.model,
+        "mode": retrieval.mode,
+        "provisions": [{k: v for k, v in p.to_dict().items() if k != "text"}
+                       for p in retrieval.provisions],
+        "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
+        "calls": [dict(call.to_dict(), cost=price(call.usage, card, call.model).to_dict())
+                  for call in calls],
+        "total": session.ledger.total().to_dict(), "cost": price_calls(calls, card).to_dict(),
+        "price_card": card.label,
+    }, indent=2)

@@ -1,0 +1,40 @@
+"""The constants every stage shares: models, judges, modes, backends, profiles, limits.
+
+A leaf: it imports nothing from the package, so any module may read it without pulling in
+a stage (the import-graph test keeps it that way).
+"""
+
+from __future__ import annotations
+
+#: The published study's answering and judging models.
+DEFAULT_ANSWER_MODEL = "claude-sonnet-4-6"
+DEFAULT_JUDGE_MODEL = "claude-opus-4-7"
+
+#: The judging protocols: against a reference answer (the headline), preference (no
+#: reference), forced (no ties; analysed with the exact binomial test), and key facts only
+#: (no judge model: the verdict follows the model-free key-fact scores).
+JUDGES = ("reference-anchored", "preference", "forced", "keyfacts")
+DEFAULT_JUDGE = "reference-anchored"
+
+#: Seeded repeats per GANDR item (Stable & Correct@k).
+DEFAULT_REPEATS = 5
+
+#: What a run benchmarks when no --mode is given.
+DEFAULT_MODES = ("navembed", "navindex")
+
+#: Where model calls can go: the embedded deterministic server, or Claude (or any server
+#: speaking the Messages API, given by base URL).
+BACKENDS = ("reference", "anthropic")
+
+#: The corpus profile used when nothing else is selected.
+DEFAULT_PROFILE = "transactions"
+
+#: Environment variables naming the cache and the corpus mirror folders.
+CACHE_ENV = "LEGALBENCH_CACHE_DIR"
+CORPUS_ENV = "LEGALBENCH_CORPUS_DIR"
+
+#: The hard cap on nodes one navindex scan may select (SPEC §4).
+MAX_SCAN_NODES = 10
+
+#: Context window assumed for the answering model unless configured otherwise.
+DEFAULT_CONTEXT_WINDOW = 200_000

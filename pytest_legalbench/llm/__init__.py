@@ -1,0 +1,1 @@
+"""Model access: the one client, backends, retries, structured output, the ledger, prices, prompts and cassettes."""

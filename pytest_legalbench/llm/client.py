@@ -1,0 +1,362 @@
+"""The one client for every model call: the anthropic SDK, our retry loop, and the ledger.
+
+This is the only module that imports ``anthropic``, and only inside functions, so importing
+the plugin (``pytest --help``) never pays for the SDK.
+"""
+
+from __future__ import annotations
+
+import random as _random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pytest_legalbench.defaults import BACKENDS
+from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, resolve_backend
+from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, Usage
+from pytest_legalbench.llm.retries import RETRYABLE_STATUSES, parse_retry_after
+from pytest_legalbench.llm.schema import SchemaError, check_schema, problems
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    import anthropic
+
+#: The embedded reference backend ignores the key, but the SDK will not send a request without one.
+REFERENCE_API_KEY = "reference"
+
+__all__ = [
+    "BACKENDS", "REFERENCE_API_KEY", "BackendConfigError", "ClientConfig", "Completion",
+    "ModelCallError", "ModelClient", "Sampling", "StructuredResult", "SystemBlock", "ToolSpec",
+    "resolve_backend",
+]
+
+_T = TypeVar("_T")
+
+
+class ModelCallError(RuntimeError):
+    """A model call failed for good: not retryable, or retries exhausted."""
+
+    def __init__(self, stage: str, question_id: str | None, status: int | None,
+                 message: str) -> None:
+        self.stage = stage
+        self.question_id = question_id
+        self.status = status
+        self.message = message
+        status_text = f"HTTP {status}" if status is not None else "no HTTP status"
+        super().__init__(f"model call for stage {stage!r}, question {question_id or '(none)'} "
+                         f"failed ({status_text}): {message}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt from the fields, so it crosses process boundaries (xdist, multiprocessing).
+        return (type(self), (self.stage, self.question_id, self.status, self.message))
+
+
+@dataclass(frozen=True)
+class SystemBlock:
+    """One text block of the system prompt; ``cache`` marks the end of a cacheable prefix."""
+
+    text: str
+    cache: bool = False
+
+    def to_param(self) -> dict[str, object]:
+        """Return the block in Messages API form."""
+        block: dict[str, object] = {"type": "text", "text": self.text}
+        if self.cache:
+            block["cache_control"] = {"type": "ephemeral"}
+        return block
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the model is forced to call; its input must satisfy ``input_schema``."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, object]
+
+    def __post_init__(self) -> None:
+        check_schema(self.input_schema, f"tool {self.name!r} input_schema")
+        if self.input_schema.get("type") != "object":
+            raise SchemaError(f"tool {self.name!r} input_schema: the type must be 'object'")
+
+    def to_param(self) -> dict[str, object]:
+        """Return the tool definition in Messages API form."""
+        return {"name": self.name, "description": self.description,
+                "input_schema": dict(self.input_schema)}
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How a call asks to be sampled: a temperature and a seed, sent only to servers that
+    take them (``ClientConfig.sends_sampling``)."""
+
+    temperature: float | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.temperature is not None and not 0.0 <= self.temperature <= 1.0:
+            raise ValueError(f"temperature must be between 0 and 1, got {self.temperature}")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A text answer and what it cost."""
+
+    text: str
+    model: str
+    stop_reason: str | None
+    usage: Usage
+    latency_s: float
+
+
+@dataclass(frozen=True)
+class StructuredResult:
+    """A forced tool call's input, or ``data=None, valid=False`` when it never conformed."""
+
+    data: dict[str, object] | None
+    valid: bool
+    attempts: int
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class _Failure:
+    status: int | None
+    message: str
+    retryable: bool
+    retry_after: float | None
+
+
+def _classify(exc: Exception, timeout_s: float) -> _Failure | None:
+    """What an exception from an SDK call means for the retry loop; None: not the SDK's."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        message = exc.api_message or exc.message
+        after = parse_retry_after(exc.response.headers, time.time())
+        return _Failure(exc.status_code, message, exc.status_code in RETRYABLE_STATUSES, after)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return _Failure(None, f"no response within {timeout_s:g} s", True, None)
+    if isinstance(exc, anthropic.APIConnectionError):
+        miss = _cassette_miss(exc)
+        if miss is not None:
+            # Replaying the same request cannot find a different recording: retrying only waits.
+            return _Failure(None, miss, False, None)
+        return _Failure(None, f"connection failed: {exc.__cause__ or exc.message}", True, None)
+    if isinstance(exc, anthropic.AnthropicError):
+        return _Failure(None, str(exc) or type(exc).__name__, False, None)
+    if isinstance(exc, ValueError):
+        # The SDK lets a 2xx body that is not JSON escape as a bare JSONDecodeError.
+        return _Failure(None, f"unreadable response: {exc}", False, None)
+    return None
+
+
+def _cassette_miss(exc: BaseException) -> str | None:
+    """The message for a vcrpy cassette miss in ``exc``'s cause chain; None if there is none."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        # Matched by class name: importing vcr here would load it for every client.
+        if any(cls.__name__ == "CannotOverwriteExistingCassetteException"
+               for cls in type(current).__mro__):
+            path = getattr(getattr(current, "cassette", None), "path", None)
+            where = f" in cassette {path}" if path else ""
+            return f"no recorded response matches this request (cassette miss){where}"
+        current = current.__cause__ or current.__context__
+    return None
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """The parts of a Messages API response we use, checked for shape."""
+
+    content: list[Any]
+    model: str
+    stop_reason: str | None
+    usage: Usage
+
+
+def _read_reply(message: Any, requested_model: str) -> _Reply | str:
+    """The checked reply, or a description of what is wrong with it."""
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        return f"response content is not a list of blocks: {content!r:.80}"
+    raw_usage = getattr(message, "usage", None)
+    if raw_usage is None:
+        return "response carries no usage block, so it cannot be accounted for"
+    dump = raw_usage.model_dump() if hasattr(raw_usage, "model_dump") else raw_usage
+    try:
+        usage = Usage.from_dict(dump)
+    except LedgerFormatError as error:
+        return f"malformed usage in response: {error}"
+    model = getattr(message, "model", None)
+    stop = getattr(message, "stop_reason", None)
+    return _Reply(content, model if isinstance(model, str) and model else requested_model,
+                  stop if isinstance(stop, str) else None, usage)
+
+
+class ModelClient:
+    """Sends Messages API requests with our retries and records every response in the ledger."""
+
+    def __init__(self, config: ClientConfig, ledger: Ledger, *,
+                 sleep: Callable[[float], None] = time.sleep,
+                 random: Callable[[], float] = _random.random,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if config.backend == "reference" and not config.base_url:
+            raise BackendConfigError("the reference backend needs the base_url of a running "
+                                     "ReferenceBackend")
+        if config.backend == "anthropic" and not config.api_key:
+            raise BackendConfigError("backend 'anthropic' needs an API key (ANTHROPIC_API_KEY)")
+        self.config = config
+        self.ledger = ledger
+        self._sleep, self._random, self._clock = sleep, random, clock
+        self._lock = threading.Lock()
+        self._sdk_client: anthropic.Anthropic | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the SDK's connection pool, if one was opened."""
+        with self._lock:
+            sdk, self._sdk_client = self._sdk_client, None
+        if sdk is not None:
+            sdk.close()
+
+    def _sdk(self) -> anthropic.Anthropic:
+        with self._lock:
+            if self._sdk_client is None:
+                import anthropic
+
+                key = self.config.api_key or REFERENCE_API_KEY
+                # Explicit key and URL: the SDK then reads neither environment nor profiles.
+                self._sdk_client = anthropic.Anthropic(
+                    api_key=key, base_url=self.config.base_url, timeout=self.config.timeout_s,
+                    max_retries=0)
+            return self._sdk_client
+
+    def _send(self, stage: str, question_id: str | None,
+              request: Callable[[anthropic.Anthropic], _T]) -> tuple[_T, float]:
+        """Run ``request`` under our retry policy; return its result and its own latency."""
+        policy = self.config.retry_policy
+        sdk = self._sdk()  # built first: importing the SDK is no part of any call's latency
+        spent = 0.0
+        for attempt in range(1, policy.max_attempts + 1):
+            started = self._clock()
+            try:
+                return request(sdk), max(0.0, self._clock() - started)
+            except Exception as exc:
+                failure = _classify(exc, self.config.timeout_s)
+                if failure is None:
+                    raise
+                spent += self._clock() - started
+                delay = policy.delay(attempt - 1, self._random(), failure.retry_after)
+                reason = (policy.give_up(attempt, spent + delay, failure.message)
+                          if failure.retryable else failure.message)
+                if reason is not None:
+                    raise ModelCallError(stage, question_id, failure.status, reason) from exc
+            self._sleep(delay)
+            spent += delay
+        raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+    def _create(self, stage: str, question_id: str | None, model: str,
+                **params: Any) -> tuple[_Reply, float]:
+        message, latency = self._send(
+            stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
+        reply = _read_reply(message, model)
+        if isinstance(reply, str):
+            raise ModelCallError(stage, question_id, None, reply)
+        return reply, latency
+
+    def _record(self, stage: str, model: str, usage: Usage, latency: float,
+                question_id: str | None, *, valid: bool = True) -> None:
+        self.ledger.record(Call(stage=stage, model=model, usage=usage, latency_s=latency,
+                                backend=self.config.backend, question_id=question_id,
+                                valid=valid))
+
+    def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],
+                 messages: Sequence[Mapping[str, object]], max_tokens: int,
+                 question_id: str | None = None, sampling: Sampling | None = None) -> Completion:
+        """Ask for a text answer; the call is recorded in the ledger."""
+        reply, latency = self._create(stage, question_id, model, max_tokens=max_tokens,
+                                      system=_system(system), messages=_messages(messages),
+                                      **self._sampling(sampling))
+        self._record(stage, reply.model, reply.usage, latency, question_id)
+        text = "".join(block.text for block in reply.content
+                       if getattr(block, "type", None) == "text"
+                       and isinstance(getattr(block, "text", None), str))
+        return Completion(text=text, model=reply.model, stop_reason=reply.stop_reason,
+                          usage=reply.usage, latency_s=latency)
+
+    def structured(self, *, stage: str, model: str, system: Sequence[SystemBlock],
+                   messages: Sequence[Mapping[str, object]], tool: ToolSpec, max_tokens: int,
+                   question_id: str | None = None,
+                   sampling: Sampling | None = None) -> StructuredResult:
+        """Force ``tool`` and return its input if it conforms; one retry, then invalid."""
+        total = Usage()
+        for attempt in (1, 2):
+            # The retry resends the same request: feeding the bad output back would change
+            # the prompt (and its cached prefix accounting) between attempts.
+            reply, latency = self._create(
+                stage, question_id, model, max_tokens=max_tokens, system=_system(system),
+                messages=_messages(messages), tools=[tool.to_param()],
+                tool_choice={"type": "tool", "name": tool.name}, **self._sampling(sampling))
+            total = total + reply.usage
+            data = _tool_input(reply.content, tool)
+            self._record(stage, reply.model, reply.usage, latency, question_id,
+                         valid=data is not None)
+            if data is not None:
+                return StructuredResult(data=data, valid=True, attempts=attempt, usage=total)
+        return StructuredResult(data=None, valid=False, attempts=2, usage=total)
+
+    def _sampling(self, sampling: Sampling | None) -> dict[str, Any]:
+        """Request parameters for ``sampling``; nothing at all when it is None or the server
+        takes no sampling fields, so such requests keep the shape (and the cassette digests)
+        they always had."""
+        if sampling is None or not self.config.sends_sampling:
+            return {}
+        # In the extra body: the SDK (2.x) has no sampling parameters, and no Messages API
+        # version has a seed; servers that take them read them from the body.
+        extra: dict[str, Any] = {}
+        if sampling.temperature is not None:
+            extra["temperature"] = sampling.temperature
+        if sampling.seed is not None:
+            extra["seed"] = sampling.seed
+        return {"extra_body": extra} if extra else {}
+
+    def count_tokens(self, *, model: str, system: Sequence[SystemBlock],
+                     messages: Sequence[Mapping[str, object]]) -> int:
+        """Return the input tokens the server counts for this prompt (not a billed call)."""
+        counted, _ = self._send("count_tokens", None, lambda sdk: sdk.messages.count_tokens(
+            model=model, system=_system(system), messages=_messages(messages)))
+        tokens = getattr(counted, "input_tokens", None)
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise ModelCallError("count_tokens", None, None,
+                                 f"count_tokens answered input_tokens={tokens!r}")
+        return tokens
+
+
+def _tool_input(content: Sequence[Any], tool: ToolSpec) -> dict[str, object] | None:
+    """The forced tool's input when it is there and conforms; None otherwise (never guessed)."""
+    calls = [block for block in content if getattr(block, "type", None) == "tool_use"
+             and getattr(block, "name", None) == tool.name]
+    if len(calls) != 1 or not isinstance(getattr(calls[0], "input", None), dict):
+        return None
+    data: dict[str, object] = calls[0].input
+    return None if problems(data, tool.input_schema) else data
+
+
+def _system(blocks: Sequence[SystemBlock]) -> Any:
+    # Any: the SDK's TypedDict params cannot be built from our plain dicts without casts.
+    return [block.to_param() for block in blocks]
+
+
+def _messages(messages: Sequence[Mapping[str, object]]) -> Any:
+    return [dict(message) for message in messages]

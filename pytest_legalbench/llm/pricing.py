@@ -1,0 +1,230 @@
+"""Dollar cost of token usage, priced by a versioned price card.
+
+Money is ``decimal.Decimal`` throughout, never float: card prices are parsed from JSON straight
+into Decimal, and ``tokens * price / 10**6`` is computed in a wide context that traps inexact
+results, so every cost is the exact decimal value and costs add up without drift.
+"""
+
+from __future__ import annotations
+
+import decimal
+import functools
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+
+from pytest_legalbench.llm.ledger import Call, Usage
+
+#: Prices on a card are dollars per this many tokens.
+TOKENS_PER_PRICE_UNIT = 1_000_000
+
+PRICE_FIELDS = ("input", "cache_write", "cache_read", "output")
+_CARD_FIELDS = frozenset({"name", "version", "currency", "description", "prices", "models"})
+
+# Wide enough that products of realistic token counts and card prices never round; if one
+# ever would, Inexact raises instead of silently drifting.
+_EXACT = decimal.Context(prec=60, traps=[decimal.Inexact, decimal.InvalidOperation])
+
+
+class PriceCardError(ValueError):
+    """A price card file is unreadable or malformed; the message names the file and field."""
+
+    def __init__(self, path: Path | str, field: str, problem: str) -> None:
+        super().__init__(f"price card {path}: {field}: {problem}")
+        self.path = str(path)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Dollars per million tokens for each kind of token."""
+
+    input: Decimal
+    cache_write: Decimal
+    cache_read: Decimal
+    output: Decimal
+
+    def __post_init__(self) -> None:
+        for name in PRICE_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, Decimal) or not value.is_finite() or value < 0:
+                raise ValueError(f"price {name!r} must be a finite Decimal >= 0, got {value!r}")
+
+
+@dataclass(frozen=True)
+class PriceCard:
+    """A named, versioned set of prices, with optional per-model overrides."""
+
+    name: str
+    version: str
+    prices: Prices
+    """The prices of any model without an override."""
+    models: tuple[tuple[str, Prices], ...] = ()
+    """``(pattern, prices)``: an exact model id, or a prefix ending in ``*``."""
+    currency: str = "USD"
+
+    def prices_for(self, model: str) -> Prices:
+        """Return the prices of ``model``: exact override, else longest prefix, else default."""
+        # Exact ids rank above every prefix; among prefixes the longest (most specific) wins.
+        matches = [(len(pattern) if pattern.endswith("*") else math.inf, prices)
+                   for pattern, prices in self.models
+                   if pattern == model or (pattern.endswith("*")
+                                           and model.startswith(pattern[:-1]))]
+        return max(matches, key=lambda match: match[0])[1] if matches else self.prices
+
+    @property
+    def label(self) -> str:
+        """The card as reports cite it: ``name vVERSION``."""
+        return f"{self.name} v{self.version}"
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Dollars per kind of token; costs add up exactly with ``+``."""
+
+    input: Decimal = Decimal(0)
+    cache_write: Decimal = Decimal(0)
+    cache_read: Decimal = Decimal(0)
+    output: Decimal = Decimal(0)
+
+    def __add__(self, other: Cost) -> Cost:
+        """Return the component-wise sum of two costs."""
+        if not isinstance(other, Cost):
+            return NotImplemented
+        return Cost(*(_EXACT.add(getattr(self, n), getattr(other, n)) for n in PRICE_FIELDS))
+
+    @property
+    def total(self) -> Decimal:
+        """The dollars of all four components."""
+        return functools.reduce(_EXACT.add, (getattr(self, n) for n in PRICE_FIELDS), Decimal(0))
+
+    def to_dict(self) -> dict[str, str]:
+        """Return each component and the total as exact decimal strings (dollars)."""
+        values = {**{name: getattr(self, name) for name in PRICE_FIELDS}, "total": self.total}
+        # Fixed point without trailing zeros ("0.0003", "3"): exact and stable in result files.
+        return {name: format(amount.normalize(_EXACT), "f") for name, amount in values.items()}
+
+
+def format_usd(amount: Decimal, places: int = 4) -> str:
+    """Format dollars for display, rounded half-even to ``places`` decimals (``$0.4863``)."""
+    rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=decimal.ROUND_HALF_EVEN)
+    return f"${rounded:,.{places}f}"
+
+
+def _dollars(tokens: int, per_million: Decimal) -> Decimal:
+    return _EXACT.divide(_EXACT.multiply(Decimal(tokens), per_million), TOKENS_PER_PRICE_UNIT)
+
+
+def price(usage: Usage, card: PriceCard, model: str) -> Cost:
+    """Return the exact dollar cost of ``usage`` on ``model`` at ``card``'s prices."""
+    prices = card.prices_for(model)
+    return Cost(
+        input=_dollars(usage.input_tokens, prices.input),
+        cache_write=_dollars(usage.cache_creation_input_tokens, prices.cache_write),
+        cache_read=_dollars(usage.cache_read_input_tokens, prices.cache_read),
+        output=_dollars(usage.output_tokens, prices.output),
+    )
+
+
+def price_calls(calls: Iterable[Call], card: PriceCard) -> Cost:
+    """Return the cost of ``calls``, each priced for the model it reports."""
+    total = Cost()
+    for call in calls:
+        total = total + price(call.usage, card, call.model)
+    return total
+
+
+# ---- reading a card file ------------------------------------------------------------------
+
+
+def _no_duplicates(path: Path, pairs: list[tuple[str, object]]) -> dict[str, object]:
+    seen: dict[str, object] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise PriceCardError(path, key, "appears more than once")
+        seen[key] = value
+    return seen
+
+
+def _text_field(path: Path, data: Mapping[str, object], name: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise PriceCardError(path, name, f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def _price_fields(path: Path, where: str, data: object, base: Prices | None) -> Prices:
+    if not isinstance(data, Mapping):
+        raise PriceCardError(path, where, "must be an object of prices per million tokens")
+    unknown = sorted(set(data) - set(PRICE_FIELDS))
+    if unknown:
+        raise PriceCardError(path, f"{where}.{unknown[0]}",
+                             f"unknown field (expected {', '.join(PRICE_FIELDS)})")
+    values: dict[str, Decimal] = {}
+    for name in PRICE_FIELDS:
+        field = f"{where}.{name}"
+        if name not in data:
+            if base is None:
+                raise PriceCardError(path, field, "missing price")
+            values[name] = getattr(base, name)
+            continue
+        value = data[name]
+        # JSON fractions arrive as Decimal (parse_float); a float here can only be NaN/Infinity.
+        amount = Decimal(value) if type(value) is int else value
+        if not isinstance(amount, Decimal) or not amount.is_finite() or amount < 0:
+            raise PriceCardError(path, field, f"must be a finite number >= 0, got {value!r}")
+        values[name] = amount
+    return Prices(**values)
+
+
+def parse_price_card(text: str, path: Path) -> PriceCard:
+    """Parse the JSON text of a price card; ``path`` names it in errors."""
+    try:
+        data = json.loads(text, parse_float=Decimal,
+                          object_pairs_hook=lambda pairs: _no_duplicates(path, pairs))
+    except json.JSONDecodeError as error:
+        raise PriceCardError(path, "(file)", f"not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise PriceCardError(path, "(file)", "must hold a JSON object")
+    unknown = sorted(set(data) - _CARD_FIELDS)
+    if unknown:
+        raise PriceCardError(path, unknown[0],
+                             f"unknown field (expected {', '.join(sorted(_CARD_FIELDS))})")
+    if not isinstance(data.get("description", ""), str):
+        raise PriceCardError(path, "description", "must be a string")
+    currency = data.get("currency", "USD")
+    if currency != "USD":
+        raise PriceCardError(path, "currency", f"must be 'USD' (costs print as dollars), "
+                                               f"got {currency!r}")
+    if "prices" not in data:
+        raise PriceCardError(path, "prices", "missing")
+    prices = _price_fields(path, "prices", data["prices"], None)
+    models = data.get("models", {})
+    if not isinstance(models, Mapping):
+        raise PriceCardError(path, "models", "must be an object keyed by model id or prefix*")
+    if any(not pattern.strip() for pattern in models):
+        raise PriceCardError(path, "models", "a model id or prefix must be non-empty")
+    overrides = tuple((pattern, _price_fields(path, f"models.{pattern}", entry, prices))
+                      for pattern, entry in models.items())
+    return PriceCard(name=_text_field(path, data, "name"),
+                     version=_text_field(path, data, "version"),
+                     prices=prices, models=overrides, currency="USD")
+
+
+def default_price_card_path() -> Path:
+    """Return the packaged default card (SPEC §7 prices)."""
+    return Path(str(resources.files("pytest_legalbench.llm.price_cards") / "default.json"))
+
+
+def load_price_card(path: Path | None = None) -> PriceCard:
+    """Load a price card file; None loads the packaged default card."""
+    chosen = default_price_card_path() if path is None else Path(path)
+    try:
+        text = chosen.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise PriceCardError(chosen, "(file)", f"cannot be read: {error}") from None
+    return parse_price_card(text, chosen)

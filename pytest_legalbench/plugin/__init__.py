@@ -1,0 +1,1 @@
+"""The pytest plugin: hooks (wiring only), fixtures and the settings resolved once."""

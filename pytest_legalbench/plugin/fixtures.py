@@ -1,0 +1,115 @@
+"""Fixtures: settings, the corpus and its index, and the benchmark runner, built once per
+session (per xdist worker), and the per-item fixture that runs a benchmark item.
+
+The corpus and index modules are imported inside the fixtures, so ``pytest --help`` and
+sessions that never ask for them do not pay for compiling the parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_legalbench.plugin.settings import Settings
+
+if TYPE_CHECKING:
+    from pytest_legalbench.gandr.record import GandrRecord
+    from pytest_legalbench.ingest.document import Document
+    from pytest_legalbench.navindex.node import DocumentIndex
+    from pytest_legalbench.results.item_record import ItemRecord
+    from pytest_legalbench.run.items import Case
+    from pytest_legalbench.run.qa import BenchmarkRunner
+
+
+@pytest.fixture(scope="session")
+def legalbench_settings(pytestconfig: pytest.Config) -> Settings:
+    """The resolved pytest-legalbench settings of this session."""
+    from pytest_legalbench.plugin.hooks import SETTINGS_KEY
+
+    return pytestconfig.stash[SETTINGS_KEY]
+
+
+@pytest.fixture(scope="session")
+def legalbench_documents(legalbench_settings: Settings) -> tuple[Document, ...]:
+    """The documents of the selected profile, read from the corpus folder."""
+    from pytest_legalbench.ingest.document import CorpusError
+    from pytest_legalbench.ingest.selection import Selection, load_documents
+
+    try:
+        return load_documents(Selection(profile=legalbench_settings.profile),
+                              corpus_dir=legalbench_settings.corpus_dir,
+                              cache_dir=legalbench_settings.cache_dir)
+    except CorpusError as error:
+        pytest.fail(f"legalbench corpus: {error}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def legalbench_index(legalbench_settings: Settings,
+                     legalbench_documents: tuple[Document, ...]) -> tuple[DocumentIndex, ...]:
+    """The structured index of every document of the profile, from the cache when built before."""
+    from pytest_legalbench.navindex.corpus import build_indexes
+
+    return build_indexes(legalbench_documents, cache_dir=legalbench_settings.cache_dir)
+
+
+@pytest.fixture(scope="session")
+def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings,
+                      legalbench_documents: tuple[Document, ...],
+                      legalbench_index: tuple[DocumentIndex, ...]) -> Iterator[BenchmarkRunner]:
+    """The session's benchmark runner: corpus, client and (offline) the reference server."""
+    import dataclasses
+    import os
+
+    from pytest_legalbench.gandr.settings import with_overrides
+    from pytest_legalbench.llm.client import ModelClient, resolve_backend
+    from pytest_legalbench.llm.ledger import Ledger
+    from pytest_legalbench.modes.base import ModeSettings
+    from pytest_legalbench.run.backend import open_backend
+    from pytest_legalbench.run.qa import BenchmarkRunner, CassettePlan, RunSettings
+
+    config = resolve_backend(legalbench_settings.backend, os.environ)
+    if legalbench_settings.base_url:
+        config = dataclasses.replace(config, base_url=legalbench_settings.base_url)
+    mode_settings = ModeSettings()
+    plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
+                        # pytest-recording's --record-mode; unset means replay only.
+                        record_mode=pytestconfig.getoption("record_mode", None) or "none")
+    # The server (reference backend only) and the client are closed even when items fail.
+    with open_backend(config, mode_settings.context_window) as live, \
+            ModelClient(live, Ledger()) as client:
+        yield BenchmarkRunner(
+            legalbench_documents, legalbench_index, client,
+            RunSettings(answer_model=legalbench_settings.answer_model,
+                        judge_model=legalbench_settings.judge_model,
+                        judge=legalbench_settings.judge, mode_settings=mode_settings,
+                        repeats=legalbench_settings.repeats,
+                        gandr=with_overrides(legalbench_settings.gandr)),
+            cassettes=plan, cache_dir=legalbench_settings.cache_dir)
+
+
+@pytest.fixture
+def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case,
+                    legalbench_runner: BenchmarkRunner) -> ItemRecord | GandrRecord:
+    """Run this item (its question under its mode) and attach its record to the report."""
+    from pathlib import Path
+
+    from pytest_legalbench.gandr.record import GANDR_RECORD_PROPERTY, GandrRecord
+    from pytest_legalbench.llm.cassettes import CassetteError
+    from pytest_legalbench.llm.client import ModelCallError
+    from pytest_legalbench.modes.base import ModeUnavailable
+    from pytest_legalbench.results.item_record import RECORD_PROPERTY
+
+    try:
+        record = legalbench_runner.run(legalbench_case, group=Path(str(request.path)).stem)
+    except ModeUnavailable as error:
+        pytest.skip(f"{error.mode}: {error.reason}")
+    except (CassetteError, ModelCallError) as error:
+        # The message names the cassette or the call; a traceback through vcr adds nothing.
+        pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)
+    # A loss under --legalbench-fail-on-loss fails the call phase (plugin.py), so the record
+    # still reaches the summary.
+    name = GANDR_RECORD_PROPERTY if isinstance(record, GandrRecord) else RECORD_PROPERTY
+    request.node.user_properties.append((name, record.to_dict()))
+    return record

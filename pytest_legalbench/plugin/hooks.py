@@ -1,0 +1,179 @@
+"""pytest entry point: options, ini keys and settings, benchmark items, the session summary.
+
+The fixtures live in ``fixtures.py``; everything that computes lives in plain modules. Item
+records travel as ``user_properties``, so the summary is built the same way whether the items
+ran here or on xdist workers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import pytest
+
+from pytest_legalbench.ingest.manifest import available_profiles
+from pytest_legalbench.llm.client import BackendConfigError, resolve_backend
+from pytest_legalbench.plugin.settings import (
+    OPTIONS,
+    Settings,
+    SettingsError,
+    resolve_settings,
+)
+
+pytest_plugins = ("pytest_legalbench.plugin.fixtures",)
+
+SETTINGS_KEY = pytest.StashKey[Settings]()
+RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
+GANDR_RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
+#: The fixture a benchmark test asks for to be parametrised over questions and modes.
+CASE_FIXTURE = "legalbench_case"
+#: Markers every benchmark item may carry: its question's kind (practice areas are added
+#: from the question set, as ``area_<name>``).
+KIND_MARKERS = ("lookup", "definition", "crossref", "precedence", "out_of_scope")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("legalbench", "legal retrieval benchmarks (pytest-legalbench)")
+    group.addoption("--mode", action="append", dest="legalbench_modes", default=None,
+                    metavar="MODE",
+                    help="mode to benchmark; repeat for several: inject, navembed[:strategy], "
+                         "navindex (judged against inject), gandr, gandr:b1 ... gandr:b5 "
+                         "(claim-audited answers and their baselines; gandr:all for all six). "
+                         "Default: navembed and navindex")
+    parser.addini("mode", type="args", default=[],
+                  help="modes to benchmark when no --mode is given")
+    for option in OPTIONS:
+        group.addoption(option.flag, dest=f"legalbench_{option.name}", default=None,
+                        help=option.help)
+        parser.addini(option.ini, help=option.help, default=None)
+    group.addoption("--legalbench-fail-on-loss", action="store_true", default=None,
+                    dest="legalbench_fail_on_loss",
+                    help="fail an item whose mode loses to inject (losses are only reported "
+                         "otherwise)")
+    parser.addini("legalbench_fail_on_loss", type="bool", default=False,
+                  help="fail items whose mode loses to inject")
+    group.addoption("--legalbench-gandr", action="append", dest="legalbench_gandr",
+                    default=None, metavar="NAME=VALUE",
+                    help="change one GANDR setting (repeat for several), e.g. max_rounds=2, "
+                         "top_k=10, generator_temperature=0.2; the names are the fields of "
+                         "pytest_legalbench.gandr.settings.GandrSettings")
+    parser.addini("legalbench_gandr", type="args", default=[],
+                  help="GANDR settings as NAME=VALUE when no --legalbench-gandr is given")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    cli = {o.name: config.getoption(f"legalbench_{o.name}") for o in OPTIONS}
+    ini = {o.name: config.getini(o.ini) for o in OPTIONS}
+    for name in ("corpus_dir", "report", "questions"):
+        if config.rootpath is not None and cli.get(name) is None and ini.get(name):
+            # A relative folder in an ini file is relative to that file's folder.
+            ini[name] = str((config.rootpath / str(ini[name])).resolve())
+    modes = config.getoption("legalbench_modes") or list(config.getini("mode"))
+    fail_on_loss = config.getoption("legalbench_fail_on_loss")
+    try:
+        settings = resolve_settings(
+            cli, ini, os.environ, profiles=available_profiles, modes=modes,
+            fail_on_loss=bool(config.getini("legalbench_fail_on_loss")
+                              if fail_on_loss is None else fail_on_loss),
+            gandr=config.getoption("legalbench_gandr") or list(config.getini("legalbench_gandr")))
+        # Fails now, not at the first model call, when e.g. Claude is asked for without a key.
+        resolve_backend(settings.backend, os.environ)
+    except (SettingsError, BackendConfigError) as error:
+        raise pytest.UsageError(str(error)) from None
+    config.stash[SETTINGS_KEY] = settings
+    config.stash[RECORDS_KEY] = []
+    config.stash[GANDR_RECORDS_KEY] = []
+    config.pluginmanager.register(RecordCollector(config), "legalbench-records")
+    for kind in KIND_MARKERS:
+        config.addinivalue_line("markers", f"{kind}: a benchmark question of kind {kind}")
+    config.addinivalue_line("markers", "area_<name>: a benchmark question of that practice area")
+
+
+def area_marker(practice_area: str) -> str:
+    """The marker name of a practice area (``area_finance``)."""
+    return "area_" + re.sub(r"\W+", "_", practice_area.strip().lower()).strip("_")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if CASE_FIXTURE not in metafunc.fixturenames:
+        return
+    from pytest_legalbench.ingest.questions import QuestionFileError
+    from pytest_legalbench.run.items import benchmark_cases
+
+    settings = metafunc.config.stash[SETTINGS_KEY]
+    try:
+        cases = benchmark_cases(settings.profile, settings.modes, settings.questions_dir)
+    except QuestionFileError as error:
+        # A collection error naming the file and field, without a traceback into our code.
+        raise pytest.Collector.CollectError(f"legalbench question set: {error}") from None
+    for area in sorted({area_marker(c.question.practice_area) for c in cases}):
+        # Practice areas come from the question files, so their markers are registered here.
+        metafunc.config.addinivalue_line("markers", f"{area}: a question of that practice area")
+    metafunc.parametrize(
+        CASE_FIXTURE,
+        [pytest.param(case, id=case.id,
+                      marks=[getattr(pytest.mark, case.question.kind),
+                             getattr(pytest.mark, area_marker(case.question.practice_area))])
+         for case in cases])
+
+
+class RecordCollector:
+    """Collects item records from test reports, wherever the items ran (xdist sends the
+    reports of its workers here with their ``user_properties`` intact)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        from pytest_legalbench.gandr.record import GANDR_RECORD_PROPERTY
+        from pytest_legalbench.results.item_record import RECORD_PROPERTY
+
+        if report.when != "call":
+            return
+        keys = {RECORD_PROPERTY: RECORDS_KEY, GANDR_RECORD_PROPERTY: GANDR_RECORDS_KEY}
+        for name, value in report.user_properties:
+            if name in keys and isinstance(value, dict):
+                self.config.stash[keys[name]].append(value)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    settings = item.config.stash.get(SETTINGS_KEY, None)
+    if report.when != "call" or not report.passed or settings is None \
+            or not settings.fail_on_loss:
+        return report
+    from pytest_legalbench.results.item_record import RECORD_PROPERTY
+
+    for name, value in item.user_properties:
+        if name == RECORD_PROPERTY and isinstance(value, dict) and value.get("verdict") == "inject":
+            report.outcome = "failed"
+            report.longrepr = (f"{value['mode']} lost to inject on {value['question_id']} "
+                               f"(--legalbench-fail-on-loss)")
+    return report
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None:
+        return None
+    corpus = settings.corpus_dir or "not set"
+    return (f"legalbench: profile {settings.profile}, corpus {corpus}, cache "
+            f"{settings.cache_dir}; modes {', '.join(settings.modes)}; judge {settings.judge}")
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    records = config.stash.get(RECORDS_KEY, [])
+    gandr_records = config.stash.get(GANDR_RECORDS_KEY, [])
+    if not records and not gandr_records:
+        return
+    from pytest_legalbench.run.session_end import finish_session
+
+    for line in finish_session(records, config.stash[SETTINGS_KEY], gandr_records):
+        terminalreporter.write_line(line)

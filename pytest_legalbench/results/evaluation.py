@@ -1,0 +1,116 @@
+"""Per-question retrieval scores and their summaries per mode and per question kind.
+
+The summaries describe; they never pass or fail anything. Out-of-scope controls have no
+evidence, so they carry no recall and are summarised apart from the document-bound questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from statistics import fmean
+
+from pytest_legalbench.ingest.questions import Question
+from pytest_legalbench.modes.base import Provision
+from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.results.evidence import Span, evidence_recall, oracle_nodes, oracle_tokens
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    """How one mode's retrieval did on one question."""
+
+    question_id: str
+    kind: str
+    mode: str
+    recall: float | None
+    """Share of the evidence quotes found; None for a control (it has no evidence)."""
+    payload_tokens: int
+    oracle_tokens: int | None
+    scan_tokens: int
+    node_ids: tuple[str, ...]
+
+    @property
+    def oracle_ratio(self) -> float | None:
+        """Payload over the smallest structural payload holding the evidence."""
+        if not self.oracle_tokens:
+            return None
+        return self.payload_tokens / self.oracle_tokens
+
+    def to_dict(self) -> dict[str, object]:
+        """The score as plain builtins."""
+        record: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
+        record["node_ids"] = list(self.node_ids)
+        record["oracle_ratio"] = _rounded(self.oracle_ratio)
+        record["recall"] = _rounded(self.recall)
+        return record
+
+
+class Scorer:
+    """Scores retrievals against a question set's evidence, on one corpus."""
+
+    def __init__(self, texts: Mapping[str, str], indexes: Iterable[DocumentIndex]) -> None:
+        self.texts = dict(texts)
+        self.indexes = {index.doc_id: index for index in indexes}
+        self._oracles: dict[str, int | None] = {}
+
+    def oracle(self, question: Question) -> int | None:
+        """Tokens of the smallest node set holding the question's evidence (None: none)."""
+        if question.id not in self._oracles:
+            self._oracles[question.id] = (oracle_tokens(oracle_nodes(
+                question.evidence, self.indexes, self.texts)) if question.evidence else None)
+        return self._oracles[question.id]
+
+    def score(self, question: Question, mode: str, provisions: Sequence[Provision],
+              payload_tokens: int, scan_tokens: int = 0) -> QuestionScore:
+        """The score of ``provisions`` retrieved by ``mode`` for ``question``."""
+        spans = [Span(p.doc_id, p.start, p.end) for p in provisions]
+        return QuestionScore(
+            question_id=question.id, kind=question.kind, mode=mode,
+            recall=evidence_recall(question.evidence, spans, self.texts),
+            payload_tokens=payload_tokens, oracle_tokens=self.oracle(question),
+            scan_tokens=scan_tokens, node_ids=tuple(p.node_id for p in provisions))
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    """Means over a group of questions (recall and ratios over those that have them)."""
+
+    questions: int
+    recall: float | None
+    complete: int
+    """Questions whose every quote was found."""
+    payload_tokens: float
+    footprint_ratio: float | None
+    """Inject's payload over this mean payload: how many times smaller the context is."""
+    oracle_ratio: float | None
+    scan_tokens: float
+
+    def to_dict(self) -> dict[str, object]:
+        """The summary as plain builtins, ratios rounded to 4 places."""
+        return {f.name: _rounded(getattr(self, f.name)) for f in fields(self)}
+
+
+def summarise(scores: Sequence[QuestionScore], inject_tokens: int | None) -> ScoreSummary:
+    """The summary of ``scores`` (one mode's, usually), against inject's payload."""
+    recalls = [s.recall for s in scores if s.recall is not None]
+    ratios = [r for r in (s.oracle_ratio for s in scores) if r is not None]
+    payload = fmean(s.payload_tokens for s in scores) if scores else 0.0
+    return ScoreSummary(
+        questions=len(scores), recall=fmean(recalls) if recalls else None,
+        complete=sum(r == 1.0 for r in recalls), payload_tokens=payload,
+        footprint_ratio=(inject_tokens / payload if inject_tokens and payload else None),
+        oracle_ratio=fmean(ratios) if ratios else None,
+        scan_tokens=fmean(s.scan_tokens for s in scores) if scores else 0.0)
+
+
+def summarise_by_kind(scores: Sequence[QuestionScore],
+                      inject_tokens: int | None) -> dict[str, ScoreSummary]:
+    """One summary per question kind, kinds in name order."""
+    kinds = sorted({s.kind for s in scores})
+    return {kind: summarise([s for s in scores if s.kind == kind], inject_tokens)
+            for kind in kinds}
+
+
+def _rounded(value: object) -> object:
+    return round(value, 4) if isinstance(value, float) else value

@@ -1,0 +1,1 @@
+"""Running benchmark items: one runner per product (QA and GANDR), the backend and the session's end."""

@@ -1,0 +1,55 @@
+"""``legalbench ask`` and ``retrieve``: a corpus, a backend and a mode, opened once per run."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.llm.client import ClientConfig, Completion, ModelClient, resolve_backend
+from pytest_legalbench.llm.ledger import Ledger
+from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, Retrieval
+from pytest_legalbench.modes.registry import build_mode, parse_mode
+from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.run.backend import open_backend
+
+
+@dataclass(frozen=True)
+class QuerySession:
+    """A mode built on a corpus, with the client and ledger its calls go through."""
+
+    mode: Mode
+    client: ModelClient
+    ledger: Ledger
+    config: ClientConfig
+
+
+@contextlib.contextmanager
+def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex], *,
+                  mode: str, backend: str | None, base_url: str | None,
+                  settings: ModeSettings, cache_dir: os.PathLike[str] | None = None,
+                  progress: Callable[[str], None] | None = None) -> Iterator[QuerySession]:
+    """Open the backend and client, and build ``mode`` once for every question of a run."""
+    config = resolve_backend(backend, os.environ)
+    if base_url:
+        config = dataclasses.replace(config, base_url=base_url)
+    corpus = Corpus(tuple(documents), tuple(indexes),
+                    None if cache_dir is None else Path(cache_dir), progress)
+    ledger = Ledger()
+    with open_backend(config, settings.context_window) as live, \
+            ModelClient(live, ledger) as client:
+        yield QuerySession(build_mode(parse_mode(mode), corpus, settings, client), client,
+                           ledger, config)
+
+
+def ask(session: QuerySession, question: str, model: str) -> tuple[Retrieval, Completion]:
+    """Retrieve for ``question`` with the session's mode, then answer from what was retrieved."""
+    from pytest_legalbench.run.answering import answer
+
+    retrieval = session.mode.retrieve(question)
+    context = getattr(session.mode, "context", None)
+    return retrieval, answer(retrieval, question, session.client, model, inject_context=context)

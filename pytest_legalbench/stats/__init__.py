@@ -1,0 +1,1 @@
+"""Exact statistics: binomial intervals and tests, and agreement between labellings."""
