@@ -19,12 +19,13 @@ import time
 from pathlib import Path
 from statistics import fmean
 
-from pytest_legalbench.files.locations import cache_dir, question_sets_dir
+from pytest_legalbench.files.locations import question_sets_dir
 from pytest_legalbench.gandr.passages import PassageIndex, node_passages
 from pytest_legalbench.gandr.settings import GandrSettings
 from pytest_legalbench.ingest.questions import load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.navindex.corpus import build_indexes
+from pytest_legalbench.plugin.settings import resolve_cache_dir
 from pytest_legalbench.results.evidence import normalise
 from pytest_legalbench.tokens import estimate_tokens
 
@@ -39,8 +40,8 @@ def _corpus_dir() -> Path:
 def retrieval_recall(corpus: Path) -> None:
     """Print evidence recall and payload of BM25 over node passages at k = 8 and 20."""
     documents = load_documents(Selection(profile="transactions"), corpus_dir=corpus,
-                               cache_dir=cache_dir(None))
-    index = PassageIndex(node_passages(build_indexes(documents, cache_dir=cache_dir(None)),
+                               cache_dir=resolve_cache_dir(os.environ.get("LEGALBENCH_CACHE_DIR")))
+    index = PassageIndex(node_passages(build_indexes(documents, cache_dir=resolve_cache_dir(os.environ.get("LEGALBENCH_CACHE_DIR"))),
                                        GandrSettings().passage_chars))
     questions = [q for q in load_question_set(question_sets_dir() / "transactions")
                  if q.evidence]

@@ -25,7 +25,8 @@ from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.llm.client import ClientConfig, ModelClient
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable
-from pytest_legalbench.modes.registry import build_mode, mode_names
+from pytest_legalbench.modes.names import mode_names
+from pytest_legalbench.modes.registry import build_mode
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.reference_backend import ReferenceBackend
 

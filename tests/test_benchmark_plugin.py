@@ -158,13 +158,16 @@ def summary_section(lines: Sequence[str]) -> list[str]:
     return section
 
 
-def junit_records(path: Path) -> dict[str, dict[str, Any]]:
-    """Each test case's legalbench_record property (pytest writes its repr), by test name."""
+def junit_records(path: Path, product: str = "qa") -> dict[str, dict[str, Any]]:
+    """Each test case's record of ``product`` from its legalbench_record envelope (pytest
+    writes its repr), by test name."""
     found: dict[str, dict[str, Any]] = {}
     for case in ElementTree.parse(path).iter("testcase"):
         for prop in case.iter("property"):
             if prop.get("name") == "legalbench_record":
-                found[str(case.get("name"))] = ast.literal_eval(str(prop.get("value")))
+                envelope = ast.literal_eval(str(prop.get("value")))
+                if envelope["product"] == product:
+                    found[str(case.get("name"))] = envelope["record"]
     return found
 
 
@@ -278,8 +281,9 @@ def test_the_run_attaches_a_record_of_builtins_to_every_item(
               (run.folder / "records.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(dumped) == 6
     for entry in dumped:
-        (name, record), = entry["properties"]
-        assert name == "legalbench_record"
+        (name, envelope), = entry["properties"]
+        assert name == "legalbench_record" and envelope["product"] == "qa"
+        record = envelope["record"]
         assert RECORD_KEYS <= set(record)
         assert entry["nodeid"].endswith(f"[{record['question_id']}-{record['mode']}]")
         assert records[entry["nodeid"].split("::")[1]] == record  # JUnit XML carries the same

@@ -236,7 +236,7 @@ def test_bad_query_options_are_usage_errors(deal: Path, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--context-window", "0",
                  "Q?"]) == 2
-    assert "'context_window' must be a positive integer" in capsys.readouterr().err
+    assert "--context-window='0': expected a whole number of at least 1" in capsys.readouterr().err
     card = tmp_path / "card.json"
     card.write_text("{}", encoding="utf-8")
     assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--price-card", str(card),

@@ -12,12 +12,12 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.commands.cli import main
 from pytest_legalbench.ingest.cuad_manifest import (
     CUAD_LICENSE,
     ClauseRow,
     generate_cuad_manifest,
     iso_date,
-    main,
     match_rows,
     name_key,
     read_clause_rows,
@@ -241,10 +241,15 @@ def test_command_line_writes_and_reports(
 ) -> None:
     corpus = make_corpus(tmp_path / "c", SMALL_FILES, SMALL_ROWS)
     out = tmp_path / "cuad.yaml"
-    assert main(["--corpus-dir", str(corpus), "--out", str(out)]) == 0
+    assert main(["cuad-manifest", "--corpus-dir", str(corpus), "--out", str(out)]) == 0
     assert "unmatched csv_row 'Missing Contract.pdf'" in capsys.readouterr().err
     assert out.read_text(encoding="utf-8").startswith("# Generated")
-    assert main(["--corpus-dir", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    assert main(["cuad-manifest", "--corpus-dir", str(tmp_path / "nowhere"),
+                 "--out", str(out)]) == 2
+    assert "--corpus-dir=" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["cuad-manifest", "--corpus-dir", str(empty), "--out", str(out)]) == 2
     assert "CUAD contracts folder not found" in capsys.readouterr().err
 
 

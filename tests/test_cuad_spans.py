@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.commands.cli import main
 from pytest_legalbench.ingest.cuad_manifest import ClauseRow, match_rows
 from pytest_legalbench.ingest.decoding import read_document
 from pytest_legalbench.ingest.document import CorpusError
@@ -24,7 +25,6 @@ from pytest_legalbench.spans.cuad_import import (
     category_question,
     contract_query,
     import_cuad,
-    main,
     parse_excerpts,
 )
 from pytest_legalbench.spans.excerpt_location import OMISSION_MARK, locate, locate_excerpt
@@ -307,7 +307,7 @@ def test_cli_writes_the_benchmark_and_report(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     root = make_corpus(tmp_path / "corpus")
     out, report_path = tmp_path / "spans.json", tmp_path / "report.json"
-    code = main(["--corpus-dir", str(root), "--out", str(out), "--report", str(report_path)])
+    code = main(["cuad-spans", "--corpus-dir", str(root), "--out", str(out), "--report", str(report_path)])
     assert code == 0
     assert len(read_benchmark(out).tests) == 5
     assert json.loads(report_path.read_text(encoding="utf-8"))["unlocated_count"] == 1
@@ -318,7 +318,8 @@ def test_cli_writes_the_benchmark_and_report(tmp_path: Path,
 
 def test_cli_exits_2_with_a_clear_message_on_bad_input(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["--corpus-dir", str(tmp_path / "nothing"), "--out", str(tmp_path / "o.json")])
+    code = main(["cuad-spans", "--corpus-dir", str(tmp_path / "nothing"),
+                 "--out", str(tmp_path / "o.json")])
     assert code == 2
     assert "error: " in capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()

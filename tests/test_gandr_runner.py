@@ -78,7 +78,7 @@ class _Reversed:
 def test_b3_reranks_the_bm25_pool_and_keeps_the_best(client: ModelClient,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rerank.Reranker, "load",
-                        classmethod(lambda cls, configured, mode: _Reversed()))
+                        classmethod(lambda cls, configured: _Reversed()))
     runner = _runner(client, b3_pool=6, b3_keep=3)
     pool = runner.passages.top(QUESTION.question, 6)
     assert runner.retrieve("gandr:b3", QUESTION.question) == tuple(reversed(pool[-3:]))

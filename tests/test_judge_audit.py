@@ -23,6 +23,7 @@ from pytest_legalbench.results.judge_audit import (
     read_audit,
 )
 from pytest_legalbench.results.report_files import VERDICT_COLUMNS, write_report
+from pytest_legalbench.results.summary import summarise
 
 
 def _csv_text(rows: list[list[str]], header: tuple[str, ...] = VERDICT_COLUMNS) -> str:
@@ -103,8 +104,10 @@ def _record(question_id: str, mode: str, verdict: str | None) -> ItemRecord:
 def test_round_trip_through_write_report(tmp_path: Path) -> None:
     records = [_record("notice", "navindex", "tie"), _record("notice", "navembed", "inject"),
                _record("fees", "navindex", None), _record("term", "navindex", "mode")]
-    paths = write_report(tmp_path, records=records, summary={}, backend="reference",
-                         models={"answer": "m"}, card=load_price_card())
+    card = load_price_card()
+    summary = summarise(records, card, backend="reference", models={"answer": "m"})
+    paths = write_report(tmp_path, records=records, summary=summary, backend="reference",
+                         models={"answer": "m"}, card=card)
     verdicts = paths[2]
     with verdicts.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle))

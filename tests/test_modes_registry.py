@@ -12,14 +12,14 @@ from modes_samples import lease_corpus, reference_client
 
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.inject import InjectMode
-from pytest_legalbench.modes.navigate import NavindexMode
-from pytest_legalbench.modes.registry import (
+from pytest_legalbench.modes.names import (
     DEFAULT_STRATEGY,
     NAVEMBED_STRATEGIES,
-    build_mode,
     mode_names,
     parse_mode,
 )
+from pytest_legalbench.modes.navigate import NavindexMode
+from pytest_legalbench.modes.registry import build_mode
 
 
 @pytest.mark.parametrize(("written", "canonical"), [
@@ -45,10 +45,13 @@ def test_the_default_strategy_is_a_navembed_strategy() -> None:
     assert f"navembed:{DEFAULT_STRATEGY}" in mode_names()
 
 
-def test_the_strategy_list_matches_the_navembed_module() -> None:
+def test_every_strategy_is_built_by_the_navembed_module() -> None:
     from pytest_legalbench.modes import navembed
 
-    assert tuple(navembed.STRATEGIES) == NAVEMBED_STRATEGIES
+    # One list of names (the registry's); navembed has a class for each node-level strategy
+    # and builds the other three itself.
+    assert set(navembed.NODE_MODES) == set(NAVEMBED_STRATEGIES) - {"rerank", "titles", "chunks"}
+    assert [cls.strategy for cls in navembed.NODE_MODES.values()] == list(navembed.NODE_MODES)
 
 
 def test_plain_modes_are_built_on_the_corpus() -> None:

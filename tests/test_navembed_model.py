@@ -108,7 +108,7 @@ def test_a_second_build_reads_the_cache_and_counts_windowed_nodes(
 
     monkeypatch.setattr(Embedder, "_encode", refuse)
     again = navembed.build("embed", corpus, ModeSettings(), None)
-    assert isinstance(again, navembed.NodeEmbeddingMode)
+    assert isinstance(again, navembed.EmbedMode)
     assert again.index.groups_cached == len(corpus.indexes)
     monkeypatch.undo()
     question = "How much is each inspection visit?"

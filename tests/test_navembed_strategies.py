@@ -17,7 +17,14 @@ from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes import navembed
 from pytest_legalbench.modes.base import Corpus, ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.chunks import CHUNK_TOP_K, ChunksMode
-from pytest_legalbench.modes.navembed import NodeEmbeddingMode
+from pytest_legalbench.modes.names import NAVEMBED_STRATEGIES
+from pytest_legalbench.modes.navembed import (
+    EmbedMode,
+    EmbedXrefMode,
+    HybridMode,
+    NodeRanking,
+    RerankMode,
+)
 from pytest_legalbench.modes.titles import TITLES_STAGE, TitlesMode
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.tokens import estimate_tokens
@@ -129,12 +136,12 @@ def _corpus(cache_dir: Path | None = None, *extra: Document) -> Corpus:
     return Corpus(documents, build_corpus(documents), cache_dir)
 
 
-def _ids(mode: NodeEmbeddingMode | ChunksMode | TitlesMode, question: str) -> list[str]:
+def _ids(mode: NodeRanking | ChunksMode | TitlesMode, question: str) -> list[str]:
     return [p.node_id for p in mode.retrieve(question).provisions]
 
 
 def test_embed_ranks_by_cosine_and_returns_k_disjoint_provisions() -> None:
-    mode = NodeEmbeddingMode("embed", _corpus(), ModeSettings(k=3), WordEmbedder())
+    mode = EmbedMode(_corpus(), ModeSettings(k=3), WordEmbedder())
     result = mode.retrieve("Which State's laws is the Lease governed by?")
     assert result.mode == "navembed:embed"
     assert result.provisions[0].node_id == "lease:6"
@@ -153,13 +160,13 @@ def test_embed_xref_adds_what_the_hits_cross_reference_within_the_budget() -> No
     question = "Can the Landlord terminate if the Tenant fails to pay when due?"
     corpus = _corpus()
     embedder = WordEmbedder()
-    plain = NodeEmbeddingMode("embed", corpus, ModeSettings(k=1), embedder)
+    plain = EmbedMode(corpus, ModeSettings(k=1), embedder)
     assert _ids(plain, question) == ["lease:5"]
-    expanded = NodeEmbeddingMode("embed+xref", corpus, ModeSettings(k=1), embedder)
+    expanded = EmbedXrefMode(corpus, ModeSettings(k=1), embedder)
     result = expanded.retrieve(question)
     assert [p.node_id for p in result.provisions] == ["lease:5", "lease:3.1"]
     assert "added 1 cross-referenced node (" in result.notes[-1]
-    tight = NodeEmbeddingMode("embed+xref", corpus,
+    tight = EmbedXrefMode(corpus,
                               ModeSettings(k=1, payload_budget_tokens=5), embedder)
     result = tight.retrieve(question)
     assert [p.node_id for p in result.provisions] == ["lease:5"]
@@ -168,7 +175,7 @@ def test_embed_xref_adds_what_the_hits_cross_reference_within_the_budget() -> No
 
 def test_hybrid_fuses_bm25_with_cosine() -> None:
     corpus = _corpus()
-    mode = NodeEmbeddingMode("hybrid", corpus, ModeSettings(k=4), WordEmbedder())
+    mode = HybridMode(corpus, ModeSettings(k=4), WordEmbedder())
     result = mode.retrieve("What interest is due on late payment of rent?")
     assert result.mode == "navembed:hybrid"
     # The whole Rent section wins over its subclause 3.2 (it carries the same words and
@@ -182,14 +189,12 @@ def test_hybrid_fuses_bm25_with_cosine() -> None:
 def test_rerank_keeps_what_the_cross_encoder_prefers_from_the_cosine_pool() -> None:
     reranker = LengthReranker()
     settings = ModeSettings(rerank_pool=6, rerank_keep=3)
-    mode = NodeEmbeddingMode("rerank", _corpus(), settings, WordEmbedder(), reranker)
+    mode = RerankMode(_corpus(), settings, WordEmbedder(), reranker)
     result = mode.retrieve("How much is the Base Rent per month?")
     assert reranker.pools == [6]
     lengths = [p.end - p.start for p in result.provisions]
     assert len(lengths) == 3 and lengths == sorted(lengths)
     assert "re-scored 6 candidates" in result.notes[-1]
-    with pytest.raises(ValueError, match="needs a Reranker"):
-        NodeEmbeddingMode("rerank", _corpus(), settings, WordEmbedder())
 
 
 def test_rerank_without_a_cross_encoder_is_unavailable_before_anything_is_embedded() -> None:
@@ -199,8 +204,9 @@ def test_rerank_without_a_cross_encoder_is_unavailable_before_anything_is_embedd
 
 
 def test_build_names_bad_strategies_and_a_missing_client() -> None:
-    assert navembed.STRATEGIES == ("embed", "embed+xref", "hybrid", "rerank", "titles",
+    assert NAVEMBED_STRATEGIES == ("embed", "embed+xref", "hybrid", "rerank", "titles",
                                    "chunks")
+    assert set(navembed.NODE_MODES) | {"rerank", "titles", "chunks"} == set(NAVEMBED_STRATEGIES)
     with pytest.raises(ValueError, match="unknown navembed strategy 'bm25'"):
         navembed.build("bm25", _corpus(), ModeSettings(), None)
     with pytest.raises(ValueError, match="calls a model"):
@@ -212,7 +218,7 @@ def test_build_names_bad_strategies_and_a_missing_client() -> None:
 
 def test_cached_vectors_are_reused_without_embedding(tmp_path: Path) -> None:
     first = WordEmbedder()
-    built = NodeEmbeddingMode("embed", _corpus(tmp_path), ModeSettings(), first)
+    built = EmbedMode(_corpus(tmp_path), ModeSettings(), first)
     assert built.index.groups_cached == 0 and first.embedded
     files = sorted(p.name for p in (tmp_path / "embeddings" / "fa4e0001").iterdir())
     assert len(files) == 4 and {Path(f).suffix for f in files} == {".npy", ".json"}
@@ -223,7 +229,7 @@ def test_cached_vectors_are_reused_without_embedding(tmp_path: Path) -> None:
                 raise AssertionError("the cached vectors should have been used")
             return super().embed_weighted(texts)
 
-    again = NodeEmbeddingMode("embed", _corpus(tmp_path), ModeSettings(), Refusing())
+    again = EmbedMode(_corpus(tmp_path), ModeSettings(), Refusing())
     assert again.index.groups_cached == 2
     assert np.array_equal(again.index.vectors, built.index.vectors)
     question = "Who maintains the elevators?"
@@ -234,7 +240,7 @@ def test_windowed_nodes_are_counted_in_the_notes() -> None:
     long_text = "SERVICE SCHEDULE\n\n1. SERVICES\n\n" + " ".join(
         f"The contractor shall clean floor {n} of the building every week." for n in range(40))
     corpus = _corpus(None, Document("services", "Service Schedule", long_text + "\n"))
-    mode = NodeEmbeddingMode("embed", corpus, ModeSettings(), WordEmbedder())
+    mode = EmbedMode(corpus, ModeSettings(), WordEmbedder())
     # Only a node's own words are embedded; its children are pooled in, not re-embedded.
     long_texts = sum(len(p.own_text) > _FAKE_WINDOW_CHARS for p in subtree_group(mode.nodes))
     assert long_texts >= 1

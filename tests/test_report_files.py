@@ -23,6 +23,17 @@ from pytest_legalbench.results.report_files import (
     write_report,
 )
 
+
+class Plain:
+    """A summary given as its plain form (the renderer takes any nesting of builtins)."""
+
+    def __init__(self, data: dict[str, object]) -> None:
+        self.data = data
+
+    def to_dict(self) -> dict[str, object]:
+        return self.data
+
+
 CARD = load_price_card()  # input $3.00, cache write $3.75, cache read $0.30, output $15 per M
 MODELS = {"answer": "claude-sonnet-4-6", "judge": "claude-opus-4-7"}
 NAVEMBED = "navembed:hybrid"
@@ -102,7 +113,7 @@ def _records() -> list[ItemRecord]:
 
 @pytest.fixture
 def written(tmp_path: Path) -> list[Path]:
-    return write_report(tmp_path / "report", records=_records(), summary=SUMMARY,
+    return write_report(tmp_path / "report", records=_records(), summary=Plain(SUMMARY),
                         backend="reference", models=MODELS, card=CARD)
 
 
@@ -208,7 +219,7 @@ def test_cost_chart_is_a_png(written: list[Path]) -> None:
 def test_inject_only_run(tmp_path: Path) -> None:
     records = [_record(question, "inject", verdict=None, raw=(None, None), mode_calls=(),
                        answer=None) for question in ("beta-term", "alpha-fee")]
-    paths = write_report(tmp_path, records=records, summary={}, backend="reference",
+    paths = write_report(tmp_path, records=records, summary=Plain({}), backend="reference",
                          models=MODELS, card=CARD)
     assert list(cumulative_costs(records, CARD)) == [INJECT_WARM, INJECT_COLD]
     assert paths[2].read_text(encoding="utf-8").splitlines() == [",".join(VERDICT_COLUMNS)]
@@ -218,7 +229,7 @@ def test_inject_only_run(tmp_path: Path) -> None:
 
 
 def test_empty_run_still_writes_every_file(tmp_path: Path) -> None:
-    paths = write_report(tmp_path, records=[], summary={"items": 0}, backend="reference",
+    paths = write_report(tmp_path, records=[], summary=Plain({"items": 0}), backend="reference",
                          models={}, card=CARD)
     assert cumulative_costs([], CARD) == {INJECT_WARM: [], INJECT_COLD: []}
     assert all(path.is_file() for path in paths)
@@ -230,7 +241,7 @@ def test_duplicate_item_is_an_error(tmp_path: Path) -> None:
     records = _records()
     with pytest.raises(ValueError, match="two records for question 'alpha-fee' under mode "
                                          "'navindex'"):
-        write_report(tmp_path, records=[*records, records[-1]], summary={},
+        write_report(tmp_path, records=[*records, records[-1]], summary=Plain({}),
                      backend="reference", models=MODELS, card=CARD)
     assert not list(tmp_path.iterdir())
 
@@ -238,7 +249,7 @@ def test_duplicate_item_is_an_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("summary", [{"when": object()}, {"rate": float("nan")}])
 def test_summary_that_is_not_json_is_an_error(tmp_path: Path, summary: dict[str, object]) -> None:
     with pytest.raises(ValueError, match=r"results\.json: the summary or a record is not plain"):
-        write_report(tmp_path, records=_records(), summary=summary, backend="reference",
+        write_report(tmp_path, records=_records(), summary=Plain(summary), backend="reference",
                      models=MODELS, card=CARD)
 
 

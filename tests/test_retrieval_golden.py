@@ -15,7 +15,7 @@ import pytest
 
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import ModeSettings, ModeUnavailable
-from pytest_legalbench.modes.registry import mode_names
+from pytest_legalbench.modes.names import mode_names
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.run.query import query_session
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
-from pytest_legalbench.results.summary import summarise, summary_lines
+from pytest_legalbench.results.summary import summarise
+from pytest_legalbench.results.summary_lines import summary_lines
 
 YES = KeyFacts(("x",), (), False, True)
 NO = KeyFacts((), ("x",), False, False)
@@ -37,15 +38,21 @@ def test_forced_runs_tally_splits_apart_and_add_the_binomial_test() -> None:
         _record("c1", "tie", kind="out_of_scope", mode_facts=NO)]
     summary = summarise(records, load_price_card(), backend="reference",
                         models={"answer": "a1", "judge": "j1"})
-    entry = summary["modes"]["navindex"]  # type: ignore[index]
-    bound = entry["document_bound"]
-    assert (bound["mode"], bound["inject"], bound["split"], bound["items"]) == (9, 1, 1, 11)
+    entry = summary.mode("navindex")
+    bound = entry.document_bound
+    assert bound is not None and entry.controls is not None and entry.keyfacts.mode is not None
+    assert (bound.mode, bound.inject, bound.split, bound.items) == (9, 1, 1, 11)
     # 9 of 10 decided pairs, splits left out: two-sided exact p = 22/1024.
-    assert abs(bound["forced_test_p"] - 22 / 1024) < 1e-12
-    assert entry["controls"]["items"] == 1
-    assert entry["keyfacts"]["mode"]["k"] == 11 and entry["keyfacts"]["inject"]["k"] == 0
-    assert entry["footprint"]["inject_total"] == 12 * 10_100
-    assert entry["footprint"]["mode_total"] == 12 * 6_000
+    p_value = bound.forced_test()
+    assert p_value is not None and abs(p_value - 22 / 1024) < 1e-12
+    assert entry.controls.items == 1
+    assert entry.keyfacts.mode.k == 11 and entry.keyfacts.inject.k == 0
+    assert entry.footprint.inject_total == 12 * 10_100
+    assert entry.footprint.mode_total == 12 * 6_000
+    plain = summary.to_dict()["modes"]["navindex"]  # type: ignore[index]
+    assert plain["document_bound"]["forced_test_p"] == p_value
+    assert plain["keyfacts"]["mode"] == {"k": 11, "n": 12, "share": 0.9167, "low": 0.6152,
+                                         "high": 0.9979}
     lines = summary_lines(summary)
     assert lines[0].startswith("backend reference (answer a1, judge j1)")
     assert any(line.startswith("  exact binomial test (navindex vs inject wins, splits left "
@@ -58,8 +65,9 @@ def test_an_inject_only_run_reports_key_facts_footprint_and_cost_alone() -> None
     records = [_record("q1", None, mode="inject"), _record("q2", None, mode="inject")]
     summary = summarise(records, load_price_card(), backend="reference",
                         models={"answer": "a1", "judge": "none"})
-    entry = summary["modes"]["inject"]  # type: ignore[index]
-    assert "document_bound" not in entry and "crossover" not in entry
+    entry = summary.mode("inject")
+    assert entry.document_bound is None and entry.crossover is None
+    assert "document_bound" not in summary.to_dict()["modes"]["inject"]  # type: ignore[index]
     lines = summary_lines(summary)
     assert "  key facts: inject 0/2 0.0% [0.0, 84.2]" in lines
     assert any(line.startswith("  token footprint 20,200 (answering context 20,200); cost $")

@@ -73,7 +73,7 @@ def test_repeats_default_to_five_and_are_checked() -> None:
 
 
 def test_modes_default_to_navembed_and_navindex_and_resolve_strategies() -> None:
-    from pytest_legalbench.modes.registry import DEFAULT_STRATEGY
+    from pytest_legalbench.modes.names import DEFAULT_STRATEGY
 
     assert resolve_settings({}, {}, {}, profiles=_profiles).modes == (
         f"navembed:{DEFAULT_STRATEGY}", "navindex")

@@ -1,4 +1,5 @@
-"""The legalbench command: index a corpus, query it, measure retrieval, audit GANDR runs."""
+"""The legalbench command: index a corpus, query it, measure retrieval, generate the CUAD files,
+audit GANDR runs."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pytest_legalbench.commands import (
     audit,
     claim_audit,
     corpus,
+    cuad,
     evaluate,
     gandr_results,
     query,
@@ -25,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (corpus, query, evaluate, spans, audit, claim_audit, gandr_results):
+    for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results):
         command.register(commands)
     return parser
 
@@ -37,9 +39,10 @@ def _run_errors() -> tuple[type[Exception], ...]:
     from pytest_legalbench.modes.base import ModeUnavailable
     from pytest_legalbench.spans.benchmark_file import BenchmarkFormatError
 
-    # The failures a user can cause or meet; anything else is a bug and keeps its traceback.
+    # The failures a user can cause or meet (an unwritable --out path among them); anything
+    # else is a bug and keeps its traceback.
     return (CorpusError, UsageProblem, BackendConfigError, ModelCallError, ModeUnavailable,
-            PriceCardError, QuestionFileError, BenchmarkFormatError)
+            PriceCardError, QuestionFileError, BenchmarkFormatError, OSError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,8 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_legalbench.commands.common import Progress, add_selectors, indexes_of, load_selection
-from pytest_legalbench.files.locations import cache_dir
+from pytest_legalbench.commands.common import (
+    Progress,
+    add_selectors,
+    cache_folder,
+    indexes_of,
+    load_selection,
+)
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.statistics import attention_lines, corpus_stats, document_stats
 from pytest_legalbench.navindex.store import save_document
@@ -34,7 +39,7 @@ def run_index(args: argparse.Namespace, progress: Progress) -> int:
     selection, documents = load_selection(args, progress)
     indexes = indexes_of(args, documents, progress)
     label = selection.docs.name if selection.docs is not None else selection.profile
-    out = args.out or cache_dir(args.cache_dir) / "indexes" / str(label)
+    out = args.out or cache_folder(args) / "indexes" / str(label)
     for position, index in enumerate(indexes, 1):
         save_document(index, out, args.rung)
         progress(f"wrote {position}/{len(indexes)} {index.doc_id}")

@@ -51,7 +51,7 @@ def register(commands: Any) -> None:
 
 def run_evaluate(args: argparse.Namespace, progress: Progress) -> int:
     """Retrieve for every question with every mode and print the scores."""
-    from pytest_legalbench.modes.registry import parse_mode
+    from pytest_legalbench.modes.names import parse_mode
 
     try:
         modes = list(dict.fromkeys(parse_mode(m) for m in (args.modes or DEFAULT_MODES)))

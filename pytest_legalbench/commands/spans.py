@@ -16,12 +16,12 @@ from pytest_legalbench.commands.common import (
     UsageProblem,
     add_backend_options,
     add_selectors,
+    corpus_folder,
     indexes_of,
     load_selection,
     mode_help,
     open_query,
 )
-from pytest_legalbench.files.locations import corpus_dir
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.modes.base import Provision
 
@@ -63,7 +63,7 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
     benchmark = read_benchmark(args.benchmark)
     tests = _sample(benchmark.tests, args.sample)
     selection, documents = load_selection(args, progress)
-    root = args.docs if args.docs is not None else corpus_dir(args.corpus_dir)
+    root = args.docs if args.docs is not None else corpus_folder(args)
     paths = _file_paths(documents, root)
     known = set(paths.values())
     unknown = sorted({s.file_path for t in tests for s in t.snippets

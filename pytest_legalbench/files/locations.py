@@ -1,4 +1,5 @@
-"""Where things live: the cache, the corpus mirror and the packaged data folders."""
+"""Where things live by default: the cache root and the packaged data folders. The folders a
+user configures are resolved with the other settings (``plugin.settings``)."""
 
 from __future__ import annotations
 
@@ -6,23 +7,11 @@ import os
 from importlib import resources
 from pathlib import Path
 
-from pytest_legalbench.defaults import CACHE_ENV, CORPUS_ENV
 
-
-def cache_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """Return the cache root: explicit value, then $LEGALBENCH_CACHE_DIR, then the XDG cache."""
-    # Precedence: an explicit setting wins over the environment, which wins over the default.
-    chosen = explicit or os.environ.get(CACHE_ENV)
-    if chosen:
-        return Path(chosen).expanduser()
+def default_cache_dir() -> Path:
+    """The cache root when none is configured: ``$XDG_CACHE_HOME/pytest-legalbench``."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "pytest-legalbench"
-
-
-def corpus_dir(explicit: str | os.PathLike[str] | None = None) -> Path | None:
-    """Return the corpus mirror folder from an explicit value or $LEGALBENCH_CORPUS_DIR."""
-    chosen = explicit or os.environ.get(CORPUS_ENV)
-    return Path(chosen).expanduser() if chosen else None
 
 
 def manifests_dir() -> Path:

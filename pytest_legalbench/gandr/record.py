@@ -10,9 +10,6 @@ from typing import Any
 
 from pytest_legalbench.llm.ledger import Call
 
-#: The ``user_properties`` name GANDR records travel under.
-GANDR_RECORD_PROPERTY = "legalbench_gandr_record"
-
 
 @dataclass(frozen=True)
 class Repeat:
@@ -96,6 +93,16 @@ class GandrRecord:
     def first(self) -> Repeat:
         """The seed-0 repeat: the one accuracy and the paired tests read."""
         return self.repeats[0]
+
+    def problems(self) -> tuple[str, ...]:
+        """What the item failed to produce; () when every repeat answered and every pair of
+        repeats was judged."""
+        found = [f"repeat {r.seed} gave an empty answer" for r in self.repeats if not r.answer]
+        k = len(self.repeats)
+        if len(self.equivalence) != k * (k - 1) // 2:
+            found.append(f"{len(self.equivalence)} equivalence judgments for {k} repeats, "
+                         f"expected {k * (k - 1) // 2}")
+        return tuple(found)
 
     def to_dict(self) -> dict[str, object]:
         """The record as plain builtins."""

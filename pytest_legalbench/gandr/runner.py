@@ -47,9 +47,12 @@ class GandrRunner:
         """The passages ``system`` answers from: BM25 top k, or for B3 the re-ranked pool."""
         if baseline_of(system) != "b3":
             return self.passages.top(question, self.settings.top_k)
-        from pytest_legalbench.vectors.cross_encoder import Reranker
+        from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
 
-        reranker = Reranker.load(self.cross_encoder, system)  # ModeUnavailable without one
+        try:
+            reranker = Reranker.load(self.cross_encoder)
+        except CrossEncoderUnavailable as error:
+            raise ModeUnavailable(system, error.reason) from None
         pool = self.passages.top(question, self.settings.b3_pool)
         scores = reranker.scores(question, [p.text for p in pool])
         order = sorted(range(len(pool)), key=lambda i: (-scores[i], i))

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
 import csv
 import re
-import sys
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,9 +13,7 @@ from typing import Any
 
 import yaml
 
-from pytest_legalbench.defaults import CORPUS_ENV
 from pytest_legalbench.files.atomic_write import write_text_atomic
-from pytest_legalbench.files.locations import corpus_dir
 from pytest_legalbench.ingest.decoding import read_document
 from pytest_legalbench.ingest.doc_ids import doc_id_for
 from pytest_legalbench.ingest.document import ROLES, CorpusError
@@ -37,7 +33,7 @@ _REQUIRED_COLUMNS = (_FILENAME, _TITLE, _PARTIES, _DATE)
 
 _HEADER = (
     "# Generated; do not edit by hand. Regenerate with\n"
-    "#   python -m pytest_legalbench.ingest.cuad_manifest --corpus-dir DIR --out corpus/cuad.yaml\n"
+    "#   legalbench cuad-manifest --corpus-dir DIR --out corpus/cuad.yaml\n"
 )
 # A document extension, possibly followed by stray punctuation ("AGREEMENT.PDF'").
 _DOC_SUFFIX = re.compile(r"\.(?:pdf|txt|html?|docx?)[\W_]*$")
@@ -219,27 +215,6 @@ def write_cuad_manifest(corpus_dir: Path, out: Path) -> list[str]:
     return report
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: write the manifest, print the matching report on stderr."""
-    parser = argparse.ArgumentParser(
-        prog="python -m pytest_legalbench.ingest.cuad_manifest", description=__doc__
-    )
-    parser.add_argument("--corpus-dir", type=Path, help=f"corpus folder (default: ${CORPUS_ENV})")
-    parser.add_argument("--out", type=Path, required=True, help="manifest file to write")
-    args = parser.parse_args(argv)
-    chosen = args.corpus_dir or corpus_dir()
-    if chosen is None:
-        parser.error(f"give --corpus-dir or set {CORPUS_ENV}")
-    try:
-        report = write_cuad_manifest(chosen, args.out)
-    except (CorpusError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for line in report:
-        print(line, file=sys.stderr)
-    return 0
-
-
 def _match_report(file_count: int, matches: RowMatches) -> list[str]:
     """Summarise how CSV rows met files, then list every loose match and every miss."""
     rows_missed = sum(u.kind == "csv_row" for u in matches.unmatched)
@@ -295,7 +270,3 @@ def _as_txt(csv_name: str) -> str:
 
 def _clean(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -122,7 +122,7 @@ def load_manifest_documents(
     # Every missing file is named at once, before any slow download starts.
     if missing:
         raise _missing_error(manifest, corpus_dir, missing, allow_download)
-    downloads = (cache_dir or locations.cache_dir()) / "downloads"
+    downloads = (cache_dir or locations.default_cache_dir()) / "downloads"
     documents = []
     for entry, source in plan:
         if isinstance(source, Path):

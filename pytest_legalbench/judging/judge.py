@@ -1,4 +1,4 @@
-"""The paired judge: two answers compared twice, with their positions swapped.
+"""The paired judge: two answers compared twice, with their positions swapped, and combined.
 
 The verdict comes back through a forced tool, so it is either one of the allowed values or
 nothing: an output that never conforms is recorded as None ("unscored"), never guessed.
@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pytest_legalbench.defaults import JUDGES
+from pytest_legalbench.judging.pairing import combine
 from pytest_legalbench.llm.client import ModelClient, SystemBlock, ToolSpec
 from pytest_legalbench.llm.prompts import judge_user, load_prompt
 
@@ -74,3 +75,36 @@ def keyfacts_verdict(inject_correct: bool, mode_correct: bool) -> str:
     if inject_correct == mode_correct:
         return "tie"
     return "A" if inject_correct else "B"
+
+
+@dataclass(frozen=True)
+class PairedVerdict:
+    """The two position-swapped verdicts on a pair of answers and their combined outcome."""
+
+    protocol: str
+    forward: str | None
+    """With inject's answer as A: "A", "B", "tie", or None (unparseable)."""
+    reverse: str | None
+    """With the mode's answer as A."""
+    verdict: str
+    """One of ``pairing.OUTCOMES``."""
+
+
+def judge_pair(client: ModelClient, question: str, reference: str | None, *, inject: str,
+               mode: str, inject_correct: bool, mode_correct: bool, judge: str, model: str,
+               question_id: str | None = None) -> PairedVerdict:
+    """Judge inject's answer against the mode's twice, positions swapped (key facts decide
+    under the keyfacts protocol, with no model call)."""
+    protocol = protocol_for(judge, reference)
+    forward: str | None
+    reverse: str | None
+    if protocol == "keyfacts":
+        forward = keyfacts_verdict(inject_correct, mode_correct)
+        reverse = keyfacts_verdict(mode_correct, inject_correct)
+    else:
+        forward, reverse = (
+            judge_once(client, JudgeRequest(question, reference, a, b), protocol=protocol,
+                       model=model, stage=f"judge.{direction}", question_id=question_id)
+            for direction, a, b in (("forward", inject, mode), ("reverse", mode, inject)))
+    return PairedVerdict(protocol, forward, reverse,
+                         combine(forward, reverse, forced=protocol == "forced"))

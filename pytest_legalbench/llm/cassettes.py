@@ -59,6 +59,33 @@ class CassetteUse:
     recorded: int = 0
 
 
+@dataclass(frozen=True)
+class CassettePlan:
+    """Where a session's calls are recorded and how: one cassette per (group, name)."""
+
+    root: Path
+    backend: str
+    record_mode: str
+    """pytest-recording's ``--record-mode``; ``none`` replays only."""
+
+    @contextmanager
+    def scope(self, group: str, name: str) -> Iterator[CassetteUse]:
+        """Record to or replay from the cassette of ``name`` in ``group`` for the block."""
+        path = cassette_file(self.root, self.backend, group, name)
+        with use_cassette(path, record_mode=self.record_mode, backend=self.backend) as use:
+            yield use
+
+
+@contextmanager
+def recorded(plan: CassettePlan | None, group: str, name: str) -> Iterator[None]:
+    """The plan's cassette for ``name`` in ``group`` around the block; no plan, no recording."""
+    if plan is None:
+        yield
+        return
+    with plan.scope(group, name):
+        yield
+
+
 def cassette_file(root: Path, backend: str, group: str, name: str) -> Path:
     """Return ``root/<backend>/<group>/<name>.yaml`` with group and name made file-name safe."""
     _check_backend(backend)

@@ -8,6 +8,8 @@
 - ``titles``: a model picks from a titles-only listing (``titles.TitlesMode``).
 - ``chunks``: the public fixed-chunk baseline (``chunks.ChunksMode``).
 
+Each node-level strategy is one class over ``NodeRanking``, which holds what they share.
+
 Every node-level strategy returns provisions whose texts do not overlap: a node's text is its
 whole subtree, so once a node is chosen its ancestors and descendants are passed over.
 Scores are compared at a fixed precision and ties go to the smaller node id.
@@ -29,9 +31,10 @@ from pytest_legalbench.modes.base import (
     payload_tokens,
 )
 from pytest_legalbench.modes.chunks import ChunksMode, windowed_note
+from pytest_legalbench.modes.names import NAVEMBED_STRATEGIES
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.tokens import estimate_tokens
-from pytest_legalbench.vectors.cross_encoder import Reranker
+from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
 from pytest_legalbench.vectors.dense_index import DenseIndex, subtree_group
 from pytest_legalbench.vectors.embedding import Embedder, EmbeddingModelError, resolve_model_path
 from pytest_legalbench.vectors.lexical_index import LexicalIndex
@@ -46,17 +49,12 @@ from pytest_legalbench.vectors.ranking import (
 if TYPE_CHECKING:
     from pytest_legalbench.llm.client import ModelClient
 
-STRATEGIES = ("embed", "embed+xref", "hybrid", "rerank", "titles", "chunks")
-#: The strategies ``NodeEmbeddingMode`` implements.
-NODE_STRATEGIES = ("embed", "embed+xref", "hybrid", "rerank")
-
-
 def build(strategy: str, corpus: Corpus, settings: ModeSettings,
           client: ModelClient | None) -> Mode:
     """Build the navembed ``strategy`` on ``corpus`` (embedding or loading cached vectors)."""
-    if strategy not in STRATEGIES:
+    if strategy not in NAVEMBED_STRATEGIES:
         raise ValueError(f"unknown navembed strategy {strategy!r}: choose one of "
-                         f"{', '.join(STRATEGIES)}")
+                         f"{', '.join(NAVEMBED_STRATEGIES)}")
     name = f"navembed:{strategy}"
     if strategy == "titles":
         from pytest_legalbench.modes.titles import TitlesMode
@@ -65,66 +63,103 @@ def build(strategy: str, corpus: Corpus, settings: ModeSettings,
             raise ValueError(f"mode {name!r} calls a model: pass a ModelClient")
         return TitlesMode(corpus, settings, client)
     # The cross-encoder is checked first: an unavailable strategy should not embed anything.
-    reranker = Reranker.load(settings.cross_encoder, name) if strategy == "rerank" else None
+    reranker = None
+    if strategy == "rerank":
+        try:
+            reranker = Reranker.load(settings.cross_encoder)
+        except CrossEncoderUnavailable as error:
+            raise ModeUnavailable(name, error.reason) from None
     try:
         embedder = Embedder(resolve_model_path(settings.embedding_model))
     except EmbeddingModelError as error:
         raise ModeUnavailable(name, str(error)) from error
     if strategy == "chunks":
         return ChunksMode(corpus, embedder)
-    return NodeEmbeddingMode(strategy, corpus, settings, embedder, reranker)
+    if reranker is not None:
+        return RerankMode(corpus, settings, embedder, reranker)
+    return NODE_MODES[strategy](corpus, settings, embedder)
 
 
-class NodeEmbeddingMode:
-    """The ``embed``, ``embed+xref``, ``hybrid`` and ``rerank`` strategies over index nodes."""
+class NodeRanking:
+    """What the node-level strategies share: the candidate nodes, their vectors (built or read
+    from the cache), and turning a ranking into disjoint provisions."""
 
-    def __init__(self, strategy: str, corpus: Corpus, settings: ModeSettings,
-                 embedder: Embedder, reranker: Reranker | None = None) -> None:
-        if strategy not in NODE_STRATEGIES:
-            raise ValueError(f"{strategy!r} is not one of {', '.join(NODE_STRATEGIES)}")
-        if strategy == "rerank" and reranker is None:
-            raise ValueError("the rerank strategy needs a Reranker")
-        self.strategy = strategy
-        self.name = f"navembed:{strategy}"
+    strategy = ""
+
+    def __init__(self, corpus: Corpus, settings: ModeSettings, embedder: Embedder) -> None:
+        self.name = f"navembed:{self.strategy}"
         self.settings = settings
-        self.reranker = reranker
         self.by_id = {node.node_id: node for index in corpus.indexes for node in index.nodes}
-        self.amendments = AmendmentLinks(corpus.indexes)
         groups = [subtree_group(candidate_nodes([index])) for index in corpus.indexes]
         self.nodes = tuple(self.by_id[piece.label] for group in groups for piece in group)
         self.index = DenseIndex.build(embedder, groups, corpus.cache_dir,
                                       progress=corpus.progress, what="node texts")
-        self.lexical = (LexicalIndex([node.text for node in self.nodes])
-                        if strategy == "hybrid" else None)
+
+    def by_cosine(self, question: str) -> list[int]:
+        """Candidate positions by cosine similarity to ``question``, best first."""
+        return ranked([float(s) for s in self.index.cosine(question)], self.index.labels)
+
+    def order(self, question: str) -> tuple[list[int], int, list[str]]:
+        """The strategy's ranking, how many provisions to keep, and notes on how it ranked."""
+        return self.by_cosine(question), self.settings.k, []
+
+    def extend(self, chosen: Sequence[Node]) -> tuple[list[Node], list[str]]:
+        """Provisions a strategy adds after its ranked choice, and notes on them."""
+        return [], []
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """The provisions this strategy puts before the answering model, best first."""
-        ids = self.index.labels
-        by_cosine = ranked([float(s) for s in self.index.cosine(question)], ids)
-        notes = [windowed_note(self.index.windowed, len(ids), "node texts",
-                               self.index.embedder.max_seq_length())]
-        limit = self.settings.k
-        if self.lexical is not None:
-            by_words = ranked(self.lexical.scores(question), ids)
-            order = fused([by_cosine, by_words], ids)
-        elif self.reranker is not None:
-            order, pool_note = self._reranked(self.reranker, question, by_cosine)
-            notes.append(pool_note)
-            limit = self.settings.rerank_keep
-        else:
-            order = by_cosine
+        order, limit, strategy_notes = self.order(question)
+        notes = [windowed_note(self.index.windowed, len(self.index.labels), "node texts",
+                               self.index.embedder.max_seq_length()), *strategy_notes]
         chosen, skipped = disjoint(order, self.nodes, limit)
-        provisions = [Provision.from_node(self.nodes[i]) for i in chosen]
+        picked = [self.nodes[i] for i in chosen]
         if skipped:
             notes.append(f"{_count(skipped, 'candidate')} passed over for overlapping the text "
                          f"of a higher-ranked provision")
-        if self.strategy == "embed+xref":
-            added, note = self._references([self.nodes[i] for i in chosen])
-            provisions.extend(Provision.from_node(node) for node in added)
-            notes.append(note)
-        result = tuple(provisions)
+        added, added_notes = self.extend(picked)
+        notes.extend(added_notes)
+        result = tuple(Provision.from_node(node) for node in (*picked, *added))
         return Retrieval(mode=self.name, provisions=result,
                          payload_tokens=payload_tokens(result), notes=tuple(notes))
+
+
+class EmbedMode(NodeRanking):
+    """``embed``: cosine top-k over node embeddings."""
+
+    strategy = "embed"
+
+
+class HybridMode(NodeRanking):
+    """``hybrid``: BM25 and cosine rankings fused by reciprocal rank, top-k."""
+
+    strategy = "hybrid"
+
+    def __init__(self, corpus: Corpus, settings: ModeSettings, embedder: Embedder) -> None:
+        super().__init__(corpus, settings, embedder)
+        self.lexical = LexicalIndex([node.text for node in self.nodes])
+
+    def order(self, question: str) -> tuple[list[int], int, list[str]]:
+        """Cosine and BM25 rankings fused."""
+        ids = self.index.labels
+        by_words = ranked(self.lexical.scores(question), ids)
+        return fused([self.by_cosine(question), by_words], ids), self.settings.k, []
+
+
+class RerankMode(NodeRanking):
+    """``rerank``: the best by cosine, re-scored by a cross-encoder, which keeps the best."""
+
+    strategy = "rerank"
+
+    def __init__(self, corpus: Corpus, settings: ModeSettings, embedder: Embedder,
+                 reranker: Reranker) -> None:
+        super().__init__(corpus, settings, embedder)
+        self.reranker = reranker
+
+    def order(self, question: str) -> tuple[list[int], int, list[str]]:
+        """The cosine pool re-ordered by the cross-encoder."""
+        order, note = self._reranked(self.reranker, question, self.by_cosine(question))
+        return order, self.settings.rerank_keep, [note]
 
     def _reranked(self, reranker: Reranker, question: str,
                   by_cosine: list[int]) -> tuple[list[int], str]:
@@ -138,6 +173,22 @@ class NodeEmbeddingMode:
                 f"{long_pairs} of them were longer than its {reranker.max_tokens}-token "
                 f"input and were scored on their opening")
         return order, note
+
+
+class EmbedXrefMode(NodeRanking):
+    """``embed+xref``: the ``embed`` hits, then the nodes they cross-reference and the
+    provisions of amending documents that refer to them (under the payload budget)."""
+
+    strategy = "embed+xref"
+
+    def __init__(self, corpus: Corpus, settings: ModeSettings, embedder: Embedder) -> None:
+        super().__init__(corpus, settings, embedder)
+        self.amendments = AmendmentLinks(corpus.indexes)
+
+    def extend(self, chosen: Sequence[Node]) -> tuple[list[Node], list[str]]:
+        """The nodes the hits cite and the amending provisions that cite them."""
+        added, note = self._references(chosen)
+        return added, [note]
 
     def _cited(self, hit: Node) -> list[str]:
         """Ids the hit's text cross-references (its own and its descendants' references, in
@@ -176,6 +227,12 @@ class NodeEmbeddingMode:
             note += (f"; {over_budget} more left out over the {budget}-token "
                      f"cross-reference budget")
         return added, note
+
+
+
+#: The node-level strategies by name (``rerank`` needs its cross-encoder too).
+NODE_MODES: dict[str, type[NodeRanking]] = {"embed": EmbedMode, "embed+xref": EmbedXrefMode,
+                                           "hybrid": HybridMode}
 
 
 def _count(number: int, noun: str) -> str:

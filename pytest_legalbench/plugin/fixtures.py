@@ -1,5 +1,6 @@
-"""Fixtures: settings, the corpus and its index, and the benchmark runner, built once per
-session (per xdist worker), and the per-item fixture that runs a benchmark item.
+"""Fixtures: settings, the corpus and its index, and the benchmark (one item runner per
+product), built once per session (per xdist worker), and the per-item fixture that runs a
+benchmark item.
 
 The corpus and index modules are imported inside the fixtures, so ``pytest --help`` and
 sessions that never ask for them do not pay for compiling the parser.
@@ -15,12 +16,11 @@ import pytest
 from pytest_legalbench.plugin.settings import Settings
 
 if TYPE_CHECKING:
-    from pytest_legalbench.gandr.record import GandrRecord
     from pytest_legalbench.ingest.document import Document
     from pytest_legalbench.navindex.node import DocumentIndex
-    from pytest_legalbench.results.item_record import ItemRecord
+    from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.items import Case
-    from pytest_legalbench.run.qa import BenchmarkRunner
+    from pytest_legalbench.run.protocol import Record
 
 
 @pytest.fixture(scope="session")
@@ -57,59 +57,66 @@ def legalbench_index(legalbench_settings: Settings,
 @pytest.fixture(scope="session")
 def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings,
                       legalbench_documents: tuple[Document, ...],
-                      legalbench_index: tuple[DocumentIndex, ...]) -> Iterator[BenchmarkRunner]:
-    """The session's benchmark runner: corpus, client and (offline) the reference server."""
+                      legalbench_index: tuple[DocumentIndex, ...]) -> Iterator[Benchmark]:
+    """The session's benchmark: one item runner per product over the corpus, one client and
+    (offline) the reference server, closed even when items fail."""
     import dataclasses
     import os
 
     from pytest_legalbench.gandr.settings import with_overrides
+    from pytest_legalbench.llm.cassettes import CassettePlan
     from pytest_legalbench.llm.client import ModelClient, resolve_backend
     from pytest_legalbench.llm.ledger import Ledger
-    from pytest_legalbench.modes.base import ModeSettings
     from pytest_legalbench.run.backend import open_backend
-    from pytest_legalbench.run.qa import BenchmarkRunner, CassettePlan, RunSettings
+    from pytest_legalbench.run.benchmark import Benchmark
+    from pytest_legalbench.run.gandr import GandrItems, GandrItemSettings
+    from pytest_legalbench.run.qa import QaRunner, QaSettings
 
-    config = resolve_backend(legalbench_settings.backend, os.environ)
-    if legalbench_settings.base_url:
-        config = dataclasses.replace(config, base_url=legalbench_settings.base_url)
-    mode_settings = ModeSettings()
+    settings = legalbench_settings
+    config = resolve_backend(settings.backend, os.environ)
+    if settings.base_url:
+        config = dataclasses.replace(config, base_url=settings.base_url)
+    retrieval = settings.mode_settings
     plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
                         # pytest-recording's --record-mode; unset means replay only.
                         record_mode=pytestconfig.getoption("record_mode", None) or "none")
-    # The server (reference backend only) and the client are closed even when items fail.
-    with open_backend(config, mode_settings.context_window) as live, \
+    with open_backend(config, retrieval.context_window) as live, \
             ModelClient(live, Ledger()) as client:
-        yield BenchmarkRunner(
-            legalbench_documents, legalbench_index, client,
-            RunSettings(answer_model=legalbench_settings.answer_model,
-                        judge_model=legalbench_settings.judge_model,
-                        judge=legalbench_settings.judge, mode_settings=mode_settings,
-                        repeats=legalbench_settings.repeats,
-                        gandr=with_overrides(legalbench_settings.gandr)),
-            cassettes=plan, cache_dir=legalbench_settings.cache_dir)
+        yield Benchmark([
+            QaRunner(legalbench_documents, legalbench_index, client,
+                     QaSettings(answer_model=settings.answer_model,
+                                judge_model=settings.judge_model, judge=settings.judge,
+                                mode_settings=retrieval),
+                     cassettes=plan, cache_dir=settings.cache_dir),
+            GandrItems(legalbench_index, client,
+                       GandrItemSettings(answer_model=settings.answer_model,
+                                         judge_model=settings.judge_model,
+                                         repeats=settings.repeats,
+                                         gandr=with_overrides(settings.gandr),
+                                         cross_encoder=retrieval.cross_encoder),
+                       cassettes=plan)], client)
 
 
 @pytest.fixture
 def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case,
-                    legalbench_runner: BenchmarkRunner) -> ItemRecord | GandrRecord:
+                    legalbench_runner: Benchmark) -> Record:
     """Run this item (its question under its mode) and attach its record to the report."""
     from pathlib import Path
 
-    from pytest_legalbench.gandr.record import GANDR_RECORD_PROPERTY, GandrRecord
     from pytest_legalbench.llm.cassettes import CassetteError
     from pytest_legalbench.llm.client import ModelCallError
     from pytest_legalbench.modes.base import ModeUnavailable
-    from pytest_legalbench.results.item_record import RECORD_PROPERTY
+    from pytest_legalbench.run.protocol import RECORD_PROPERTY, envelope
 
     try:
-        record = legalbench_runner.run(legalbench_case, group=Path(str(request.path)).stem)
+        product, record = legalbench_runner.run(legalbench_case,
+                                                group=Path(str(request.path)).stem)
     except ModeUnavailable as error:
         pytest.skip(f"{error.mode}: {error.reason}")
     except (CassetteError, ModelCallError) as error:
         # The message names the cassette or the call; a traceback through vcr adds nothing.
         pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)
-    # A loss under --legalbench-fail-on-loss fails the call phase (plugin.py), so the record
-    # still reaches the summary.
-    name = GANDR_RECORD_PROPERTY if isinstance(record, GandrRecord) else RECORD_PROPERTY
-    request.node.user_properties.append((name, record.to_dict()))
+    # A loss under --legalbench-fail-on-loss fails the call phase (plugin.hooks), so the
+    # record still reaches the summary.
+    request.node.user_properties.append((RECORD_PROPERTY, envelope(product, record)))
     return record

@@ -1,8 +1,8 @@
 """pytest entry point: options, ini keys and settings, benchmark items, the session summary.
 
-The fixtures live in ``fixtures.py``; everything that computes lives in plain modules. Item
-records travel as ``user_properties``, so the summary is built the same way whether the items
-ran here or on xdist workers.
+Wiring only: the fixtures live in ``plugin.fixtures``, the settings rule in ``plugin.settings``
+and everything that computes in the stages. Item records travel as ``user_properties``, so the
+summary is built the same way whether the items ran here or on xdist workers.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pytest_legalbench.ingest.manifest import available_profiles
 from pytest_legalbench.llm.client import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.settings import (
     OPTIONS,
+    RETRIEVAL_OPTIONS,
     Settings,
     SettingsError,
     resolve_settings,
@@ -25,8 +26,8 @@ from pytest_legalbench.plugin.settings import (
 pytest_plugins = ("pytest_legalbench.plugin.fixtures",)
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
+#: Every finished item's record envelope (``run.protocol``), whichever product ran it.
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
-GANDR_RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
 #: The fixture a benchmark test asks for to be parametrised over questions and modes.
 CASE_FIXTURE = "legalbench_case"
 #: Markers every benchmark item may carry: its question's kind (practice areas are added
@@ -44,9 +45,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "Default: navembed and navindex")
     parser.addini("mode", type="args", default=[],
                   help="modes to benchmark when no --mode is given")
-    for option in OPTIONS:
+    for option in (*OPTIONS, *RETRIEVAL_OPTIONS):
+        env = f" Env: ${option.env}" if option.env and option.env not in option.help else ""
         group.addoption(option.flag, dest=f"legalbench_{option.name}", default=None,
-                        help=option.help)
+                        metavar=option.ini.upper(), help=option.help + env)
         parser.addini(option.ini, help=option.help, default=None)
     group.addoption("--legalbench-fail-on-loss", action="store_true", default=None,
                     dest="legalbench_fail_on_loss",
@@ -65,9 +67,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    cli = {o.name: config.getoption(f"legalbench_{o.name}") for o in OPTIONS}
-    ini = {o.name: config.getini(o.ini) for o in OPTIONS}
-    for name in ("corpus_dir", "report", "questions"):
+    options = (*OPTIONS, *RETRIEVAL_OPTIONS)
+    cli = {o.name: config.getoption(f"legalbench_{o.name}") for o in options}
+    ini = {o.name: config.getini(o.ini) for o in options}
+    for name in ("corpus_dir", "cache_dir", "report", "questions", "embedding_model",
+                 "cross_encoder"):
         if config.rootpath is not None and cli.get(name) is None and ini.get(name):
             # A relative folder in an ini file is relative to that file's folder.
             ini[name] = str((config.rootpath / str(ini[name])).resolve())
@@ -85,7 +89,6 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
     config.stash[RECORDS_KEY] = []
-    config.stash[GANDR_RECORDS_KEY] = []
     config.pluginmanager.register(RecordCollector(config), "legalbench-records")
     for kind in KIND_MARKERS:
         config.addinivalue_line("markers", f"{kind}: a benchmark question of kind {kind}")
@@ -128,15 +131,13 @@ class RecordCollector:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pytest_legalbench.gandr.record import GANDR_RECORD_PROPERTY
-        from pytest_legalbench.results.item_record import RECORD_PROPERTY
+        from pytest_legalbench.run.protocol import RECORD_PROPERTY
 
         if report.when != "call":
             return
-        keys = {RECORD_PROPERTY: RECORDS_KEY, GANDR_RECORD_PROPERTY: GANDR_RECORDS_KEY}
         for name, value in report.user_properties:
-            if name in keys and isinstance(value, dict):
-                self.config.stash[keys[name]].append(value)
+            if name == RECORD_PROPERTY and isinstance(value, dict):
+                self.config.stash[RECORDS_KEY].append(value)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -147,12 +148,14 @@ def pytest_runtest_makereport(item: pytest.Item,
     if report.when != "call" or not report.passed or settings is None \
             or not settings.fail_on_loss:
         return report
-    from pytest_legalbench.results.item_record import RECORD_PROPERTY
+    from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
     for name, value in item.user_properties:
-        if name == RECORD_PROPERTY and isinstance(value, dict) and value.get("verdict") == "inject":
+        found = unwrap(value) if name == RECORD_PROPERTY else None
+        if found is not None and found[0] == "qa" and found[1].get("verdict") == "inject":
+            record = found[1]
             report.outcome = "failed"
-            report.longrepr = (f"{value['mode']} lost to inject on {value['question_id']} "
+            report.longrepr = (f"{record['mode']} lost to inject on {record['question_id']} "
                                f"(--legalbench-fail-on-loss)")
     return report
 
@@ -170,10 +173,12 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workerinput"):
         return
     records = config.stash.get(RECORDS_KEY, [])
-    gandr_records = config.stash.get(GANDR_RECORDS_KEY, [])
-    if not records and not gandr_records:
+    if not records:
         return
-    from pytest_legalbench.run.session_end import finish_session
+    from pytest_legalbench.run.session_end import SessionEnd, finish_session
 
-    for line in finish_session(records, config.stash[SETTINGS_KEY], gandr_records):
+    settings = config.stash[SETTINGS_KEY]
+    end = SessionEnd(report_dir=settings.report_dir, base_url=settings.base_url,
+                     answer_model=settings.answer_model)
+    for line in finish_session(records, end):
         terminalreporter.write_line(line)

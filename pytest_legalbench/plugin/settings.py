@@ -1,9 +1,16 @@
-"""The plugin's settings, resolved once: command line, then environment, then ini, then default."""
+"""Every setting, resolved once by one rule: command line, then environment, then ini, then
+default. The pytest plugin and the ``legalbench`` command both resolve through here, so a
+retrieval setting (``k``, the payload budget, the embedding model, ...) means the same in a
+benchmark run and in ``legalbench retrieve``.
+
+Pure: no pytest import. Values come in as the strings a user wrote; bad ones raise
+``SettingsError`` naming the option.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from pytest_legalbench.defaults import (
@@ -18,43 +25,60 @@ from pytest_legalbench.defaults import (
     DEFAULT_REPEATS,
     JUDGES,
 )
-from pytest_legalbench.files.locations import cache_dir
+from pytest_legalbench.files.locations import default_cache_dir
+from pytest_legalbench.gandr.settings import with_overrides
+from pytest_legalbench.gandr.systems import parse_systems
+from pytest_legalbench.modes.base import ModeSettings
+from pytest_legalbench.modes.names import parse_mode
 
 
 class SettingsError(ValueError):
-    """A setting with a value the plugin cannot use; the message names the option."""
+    """A setting with a value that cannot be used; the message names the option."""
 
 
 @dataclass(frozen=True)
 class Option:
-    """One setting: its command-line flag, ini key, environment variable and help."""
+    """One setting: its pytest flag (and ini key), its ``legalbench`` flag, its environment
+    variable and its help."""
 
     name: str
     flag: str
     env: str | None
     help: str
+    cli: str | None = None
+    """The ``legalbench`` command's flag for it; None when the command has no such option."""
 
     @property
     def ini(self) -> str:
         """The ini key mirroring the flag (``--legalbench-profile`` -> ``legalbench_profile``)."""
         return self.flag.lstrip("-").replace("-", "_")
 
+    def shown(self, *, cli: bool) -> str:
+        """The option as the user wrote it, for error messages."""
+        return (self.cli if cli and self.cli else self.flag)
+
+
+_DEFAULTS = ModeSettings()
 
 OPTIONS = (
     Option("profile", "--legalbench-profile", "LEGALBENCH_PROFILE",
            f"corpus profile to benchmark. Default: {DEFAULT_PROFILE}"),
     Option("corpus_dir", "--legalbench-corpus-dir", CORPUS_ENV,
-           f"folder holding the corpus mirror (CI: ../shared/corpus). Env: ${CORPUS_ENV}"),
+           f"folder holding the corpus mirror (CI: ../shared/corpus). Env: ${CORPUS_ENV}",
+           cli="--corpus-dir"),
     Option("cache_dir", "--legalbench-cache-dir", CACHE_ENV,
-           f"cache folder for built indexes and downloads. Env: ${CACHE_ENV}"),
+           f"cache folder for built indexes, vectors and downloads. Env: ${CACHE_ENV}; "
+           f"default: $XDG_CACHE_HOME/pytest-legalbench", cli="--cache-dir"),
     Option("backend", "--legalbench-backend", "LEGALBENCH_BACKEND",
            "model backend: 'reference' (embedded, deterministic, no key, no network) or "
            "'anthropic' (Claude, or any Messages-API server with --legalbench-base-url). "
-           "Default: anthropic when ANTHROPIC_API_KEY is set, else reference"),
+           "Default: anthropic when ANTHROPIC_API_KEY is set, else reference", cli="--backend"),
     Option("base_url", "--legalbench-base-url", "ANTHROPIC_BASE_URL",
-           "base URL of a Messages-API server (vLLM, llama.cpp, LiteLLM). Env: $ANTHROPIC_BASE_URL"),
+           "base URL of a Messages-API server (vLLM, llama.cpp, LiteLLM). "
+           "Env: $ANTHROPIC_BASE_URL", cli="--base-url"),
     Option("answer_model", "--legalbench-answer-model", "LEGALBENCH_ANSWER_MODEL",
-           f"model answering the questions. Default: {DEFAULT_ANSWER_MODEL}"),
+           f"model answering the questions (and scanning for navindex and titles). "
+           f"Default: {DEFAULT_ANSWER_MODEL}"),
     Option("judge_model", "--legalbench-judge-model", "LEGALBENCH_JUDGE_MODEL",
            f"model judging the answers. Default: {DEFAULT_JUDGE_MODEL}"),
     Option("judge", "--legalbench-judge", "LEGALBENCH_JUDGE",
@@ -71,6 +95,39 @@ OPTIONS = (
            f"Default: {DEFAULT_REPEATS}"),
 )
 
+#: The retrieval settings (``ModeSettings`` fields), shared by every mode.
+RETRIEVAL_OPTIONS = (
+    Option("k", "--legalbench-top-k", "LEGALBENCH_TOP_K",
+           f"provisions an embedding-ranked navembed strategy returns. Default: {_DEFAULTS.k}",
+           cli="--top-k"),
+    Option("payload_budget_tokens", "--legalbench-payload-budget", "LEGALBENCH_PAYLOAD_BUDGET",
+           f"token budget of the provisions a mode may add to what it selected (navindex's "
+           f"fetch, navembed:embed+xref's references). Default: "
+           f"{_DEFAULTS.payload_budget_tokens}", cli="--payload-budget"),
+    Option("scan_budget_tokens", "--legalbench-scan-budget", "LEGALBENCH_SCAN_BUDGET",
+           f"index size in tokens above which navindex and titles first pick documents "
+           f"(two-stage scan). Default: {_DEFAULTS.scan_budget_tokens}", cli="--scan-budget"),
+    Option("definitions_per_node", "--legalbench-definitions-per-node",
+           "LEGALBENCH_DEFINITIONS_PER_NODE",
+           f"definitions navindex's fetch adds per selected provision, the least widely used "
+           f"first. Default: {_DEFAULTS.definitions_per_node}", cli="--definitions-per-node"),
+    Option("embedding_model", "--legalbench-embedding-model", "LEGALBENCH_EMBEDDING_MODEL",
+           "folder of a sentence-transformers model (loaded by path, never downloaded). "
+           "Default: the packaged all-MiniLM-L6-v2", cli="--embedding-model"),
+    Option("cross_encoder", "--legalbench-cross-encoder", "LEGALBENCH_CROSS_ENCODER",
+           "folder of a cross-encoder for navembed:rerank and GANDR's B3 (none ships; "
+           "without one both are reported unavailable)", cli="--cross-encoder"),
+    Option("context_window", "--legalbench-context-window", "LEGALBENCH_CONTEXT_WINDOW",
+           f"context window of the answering model in tokens (inject refuses a corpus that "
+           f"does not fit). Default: {_DEFAULTS.context_window}", cli="--context-window"),
+)
+
+#: ``ModeSettings`` fields that are whole numbers of at least 1.
+_COUNTS = frozenset(f.name for f in fields(ModeSettings) if f.type in ("int", int))
+#: ``ModeSettings`` fields that name a local folder.
+_FOLDERS = frozenset({"embedding_model", "cross_encoder"})
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the plugin's fixtures need to know, fixed for the session."""
@@ -79,11 +136,11 @@ class Settings:
     corpus_dir: Path | None
     cache_dir: Path
     backend: str | None = None
-    """The backend asked for; None lets the key decide (see ``client.resolve_backend``)."""
+    """The backend asked for; None lets the key decide (see ``llm.client.resolve_backend``)."""
     base_url: str | None = None
     answer_model: str = DEFAULT_ANSWER_MODEL
     judge_model: str = DEFAULT_JUDGE_MODEL
-    judge: str = "reference-anchored"
+    judge: str = DEFAULT_JUDGE
     report_dir: Path | None = None
     questions_dir: Path | None = None
     """None means the profile's packaged question set."""
@@ -94,6 +151,8 @@ class Settings:
     """Seeded repeats per GANDR item."""
     gandr: tuple[str, ...] = ()
     """``NAME=VALUE`` changes to the GANDR settings (``gandr.settings.GandrSettings``)."""
+    mode_settings: ModeSettings = field(default_factory=ModeSettings)
+    """The retrieval settings every mode of the session is built with."""
 
     def to_dict(self) -> dict[str, object]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
@@ -105,12 +164,69 @@ class Settings:
                 "report_dir": str(self.report_dir) if self.report_dir else None,
                 "questions_dir": str(self.questions_dir) if self.questions_dir else None,
                 "modes": list(self.modes), "fail_on_loss": self.fail_on_loss,
-                "repeats": self.repeats, "gandr": list(self.gandr)}
+                "repeats": self.repeats, "gandr": list(self.gandr),
+                "mode_settings": {f.name: getattr(self.mode_settings, f.name)
+                                  for f in fields(self.mode_settings)}}
+
+
+def choose(options: Sequence[Option], cli: Mapping[str, object | None],
+           ini: Mapping[str, object | None], env: Mapping[str, str]) -> dict[str, str | None]:
+    """Each option's value by precedence: an explicit flag, then the environment, then ini."""
+    chosen: dict[str, str | None] = {}
+    for option in options:
+        value = (cli.get(option.name) or (env.get(option.env) if option.env else None)
+                 or ini.get(option.name) or None)
+        chosen[option.name] = None if value is None else str(value)
+    return chosen
+
+
+def resolve_cache_dir(chosen: str | None) -> Path:
+    """The cache folder: the chosen value, else ``$XDG_CACHE_HOME/pytest-legalbench``."""
+    return Path(chosen).expanduser() if chosen else default_cache_dir()
+
+
+def resolve_corpus_dir(chosen: str | None, *, cli: bool = False) -> Path | None:
+    """The corpus mirror folder, checked to be a folder; None when none was given."""
+    if not chosen:
+        return None
+    folder = Path(chosen).expanduser()
+    if not folder.is_dir():
+        option = next(o for o in OPTIONS if o.name == "corpus_dir")
+        raise SettingsError(f"{option.shown(cli=cli)}={chosen!r} is not a folder")
+    return folder
+
+
+def resolve_mode_settings(cli: Mapping[str, object | None], ini: Mapping[str, object | None],
+                          env: Mapping[str, str], *, answer_model: str = DEFAULT_ANSWER_MODEL,
+                          from_cli: bool = False) -> ModeSettings:
+    """The retrieval settings by the same precedence; the scanning models follow the
+    answering model."""
+    chosen = choose(RETRIEVAL_OPTIONS, cli, ini, env)
+    values: dict[str, object] = {"scan_model": answer_model, "titles_model": answer_model}
+    for option in RETRIEVAL_OPTIONS:
+        text = chosen[option.name]
+        if text is None or not text.strip():
+            continue
+        shown = option.shown(cli=from_cli)
+        if option.name in _COUNTS:
+            values[option.name] = _count(shown, text)
+        elif option.name in _FOLDERS:
+            folder = Path(text).expanduser()
+            if not folder.is_dir():
+                raise SettingsError(f"{shown}={text!r} is not a folder; models are loaded by "
+                                    f"path and never downloaded")
+            values[option.name] = str(folder)
+        else:
+            values[option.name] = text
+    try:
+        return ModeSettings(**values)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise SettingsError(str(error)) from None
 
 
 def resolve_settings(
-    cli: Mapping[str, str | None],
-    ini: Mapping[str, str | None],
+    cli: Mapping[str, object | None],
+    ini: Mapping[str, object | None],
     env: Mapping[str, str],
     *,
     profiles: Callable[[], tuple[str, ...]],
@@ -119,70 +235,67 @@ def resolve_settings(
     gandr: Sequence[str] = (),
 ) -> Settings:
     """Resolve every option by precedence and validate it; raise SettingsError on a bad value."""
-    chosen: dict[str, str | None] = {}
-    for option in OPTIONS:
-        # Precedence: an explicit flag wins, then the environment, then the ini file.
-        chosen[option.name] = (
-            cli.get(option.name) or (env.get(option.env) if option.env else None)
-            or ini.get(option.name) or None
-        )
+    chosen = choose(OPTIONS, cli, ini, env)
     profile = chosen["profile"] or DEFAULT_PROFILE
     known = profiles()
     if profile not in known:
-        raise SettingsError(
-            f"--legalbench-profile={profile!r} is not a known profile; choose from {', '.join(known)}"
-        )
-    corpus = Path(chosen["corpus_dir"]).expanduser() if chosen["corpus_dir"] else None
-    if corpus is not None and not corpus.is_dir():
-        raise SettingsError(f"--legalbench-corpus-dir={str(corpus)!r} is not a folder")
+        raise SettingsError(f"--legalbench-profile={profile!r} is not a known profile; "
+                            f"choose from {', '.join(known)}")
     backend = chosen["backend"]
     if backend is not None and backend not in BACKENDS:
-        raise SettingsError(
-            f"--legalbench-backend={backend!r} is not a backend; choose from {', '.join(BACKENDS)}"
-        )
+        raise SettingsError(f"--legalbench-backend={backend!r} is not a backend; choose from "
+                            f"{', '.join(BACKENDS)}")
     judge = chosen["judge"] or DEFAULT_JUDGE
     if judge not in JUDGES:
-        raise SettingsError(
-            f"--legalbench-judge={judge!r} is not a judging protocol; choose from {', '.join(JUDGES)}"
-        )
-    # Imported here: mode parsing is cheap, but the modes package imports these settings.
-    from pytest_legalbench.gandr.systems import parse_systems
-    from pytest_legalbench.modes.registry import parse_mode
+        raise SettingsError(f"--legalbench-judge={judge!r} is not a judging protocol; "
+                            f"choose from {', '.join(JUDGES)}")
+    report = Path(chosen["report"]).expanduser() if chosen["report"] else None
+    questions = Path(chosen["questions"]).expanduser() if chosen["questions"] else None
+    if questions is not None and not questions.is_dir():
+        raise SettingsError(f"--legalbench-questions={str(questions)!r} is not a folder")
+    answer_model = chosen["answer_model"] or DEFAULT_ANSWER_MODEL
+    return Settings(
+        profile=profile, corpus_dir=resolve_corpus_dir(chosen["corpus_dir"]),
+        cache_dir=resolve_cache_dir(chosen["cache_dir"]), backend=backend,
+        base_url=chosen["base_url"], answer_model=answer_model,
+        judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
+        report_dir=report, questions_dir=questions, modes=resolve_modes(modes),
+        fail_on_loss=fail_on_loss, repeats=_repeats(chosen["repeats"]),
+        gandr=_gandr(gandr),
+        mode_settings=resolve_mode_settings(cli, ini, env, answer_model=answer_model))
 
+
+def resolve_modes(specs: Sequence[str]) -> tuple[str, ...]:
+    """Canonical mode names (``gandr:all`` expanded), in order, each once."""
     resolved: list[str] = []
-    for spec in modes or DEFAULT_MODES:
+    for spec in specs or DEFAULT_MODES:
         try:
             systems = parse_systems(spec)
             resolved.extend(systems if systems is not None else [parse_mode(spec)])
         except ValueError as error:
             raise SettingsError(f"--mode={spec!r}: {error}") from None
-    report = Path(chosen["report"]).expanduser() if chosen["report"] else None
-    questions = Path(chosen["questions"]).expanduser() if chosen["questions"] else None
-    if questions is not None and not questions.is_dir():
-        raise SettingsError(f"--legalbench-questions={str(questions)!r} is not a folder")
-    repeats = _repeats(chosen["repeats"])
-    from pytest_legalbench.gandr.settings import with_overrides
+    return tuple(dict.fromkeys(resolved))
 
+
+def _gandr(changes: Sequence[str]) -> tuple[str, ...]:
     try:
-        with_overrides(gandr)
+        with_overrides(changes)
     except ValueError as error:
         raise SettingsError(f"--legalbench-gandr {error}") from None
-    return Settings(profile=profile, corpus_dir=corpus, cache_dir=cache_dir(chosen["cache_dir"]),
-                    backend=backend, base_url=chosen["base_url"],
-                    answer_model=chosen["answer_model"] or DEFAULT_ANSWER_MODEL,
-                    judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
-                    report_dir=report, questions_dir=questions, modes=tuple(dict.fromkeys(resolved)),
-                    fail_on_loss=fail_on_loss, repeats=repeats, gandr=tuple(gandr))
+    return tuple(changes)
+
+
+def _count(shown: str, value: str) -> int:
+    try:
+        number = int(value.strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise SettingsError(f"{shown}={value!r}: expected a whole number of at least 1")
+    return number
 
 
 def _repeats(value: str | None) -> int:
-    if value is None or not str(value).strip():
+    if value is None or not value.strip():
         return DEFAULT_REPEATS
-    try:
-        repeats = int(str(value).strip())
-    except ValueError:
-        repeats = 0
-    if repeats < 1:
-        raise SettingsError(f"--legalbench-repeats={value!r}: expected a whole number of at "
-                            f"least 1")
-    return repeats
+    return _count("--legalbench-repeats", value)

@@ -1,7 +1,7 @@
 """The record of one benchmark item (a question under one mode), as plain builtins.
 
 A record travels from the process that ran the item to the one that summarises the session as
-``user_properties`` (so JUnit XML carries it and xdist moves it with no code of ours), and
+a ``user_properties`` envelope (``run.protocol``; so JUnit XML carries it and xdist moves it with no code of ours), and
 into ``results.json``. It therefore holds only JSON types; ``ItemRecord`` is its typed view.
 """
 
@@ -13,8 +13,6 @@ from typing import Any
 
 from pytest_legalbench.llm.ledger import Call
 
-#: The ``user_properties`` key a record travels under.
-RECORD_PROPERTY = "legalbench_record"
 #: Bumped when a field changes meaning; ``results.json`` carries it.
 RECORD_FORMAT = 1
 
@@ -79,6 +77,20 @@ class ItemRecord:
     def out_of_scope(self) -> bool:
         """Whether this is a control question (its answer is in no document)."""
         return self.kind == "out_of_scope"
+
+    def problems(self) -> tuple[str, ...]:
+        """What the item failed to produce; () when both arms answered and were scored."""
+        found = []
+        if not self.inject_answer:
+            found.append("inject gave an empty answer")
+        if self.mode != "inject":
+            if not self.mode_answer:
+                found.append(f"{self.mode} gave no answer")
+            if self.verdict is None:
+                found.append("the pair was not judged")
+            if self.keyfacts_mode is None:
+                found.append(f"{self.mode}'s answer has no key-fact score")
+        return tuple(found)
 
     def to_dict(self) -> dict[str, object]:
         """The record as JSON-safe builtins."""

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
+from typing import Protocol
 
 from pytest_legalbench.files.atomic_write import write_bytes_atomic, write_text_atomic
 from pytest_legalbench.llm.ledger import Call, Usage
@@ -248,15 +249,24 @@ def _verdicts_csv(records: Sequence[ItemRecord]) -> str:
     return buffer.getvalue()
 
 
-def write_report(folder: Path, *, records: Sequence[ItemRecord], summary: Mapping[str, object],
+class Serialisable(Protocol):
+    """A summary as report files hold it: plain builtins on request (``Summary`` is one)."""
+
+    def to_dict(self) -> Mapping[str, object]:
+        """The summary as nested plain builtins."""
+        ...
+
+
+def write_report(folder: Path, *, records: Sequence[ItemRecord], summary: Serialisable,
                  backend: str, models: Mapping[str, str], card: PriceCard) -> list[Path]:
     """Write results.json, report.md, verdicts.csv and cost.png into ``folder``; return them."""
     ordered = _ordered(records)
+    plain = summary.to_dict()
     paths = [folder / name for name in (RESULTS_FILE, REPORT_FILE, VERDICTS_FILE,
                                         COST_CHART_FILE)]
     # results.json first: it holds everything, so it survives a failure in a later file.
-    write_text_atomic(paths[0], _results_json(ordered, summary, backend, models))
-    write_text_atomic(paths[1], _report_markdown(ordered, summary, backend, models, card))
+    write_text_atomic(paths[0], _results_json(ordered, plain, backend, models))
+    write_text_atomic(paths[1], _report_markdown(ordered, plain, backend, models, card))
     write_text_atomic(paths[2], _verdicts_csv(ordered))
     write_bytes_atomic(paths[3], _draw_cost_chart(cumulative_costs(ordered, card), card))
     return paths

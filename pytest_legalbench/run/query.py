@@ -13,7 +13,8 @@ from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.llm.client import ClientConfig, Completion, ModelClient, resolve_backend
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, Retrieval
-from pytest_legalbench.modes.registry import build_mode, parse_mode
+from pytest_legalbench.modes.names import parse_mode
+from pytest_legalbench.modes.registry import build_mode
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.run.backend import open_backend
 

@@ -1,52 +1,75 @@
-"""The end of a benchmark session: records summarised, printed, and written to the report
-folder when one was asked for."""
+"""The end of a benchmark session: every product's records summarised, printed, and written
+to the report folder when one was asked for. One path for every product: the records arrive
+as envelopes (``run.protocol``) and each product's finisher takes its own."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.llm.pricing import PriceCard
-from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.run.protocol import unwrap
 
 
-def finish_session(raw_records: Sequence[dict[str, Any]], settings: Settings,
-                   raw_gandr: Sequence[dict[str, Any]] = ()) -> list[str]:
-    """The summary lines of a session's records (and the report files, if configured)."""
+@dataclass(frozen=True)
+class SessionEnd:
+    """What the end of a session needs to know of its settings."""
+
+    report_dir: Path | None = None
+    base_url: str | None = None
+    """The Messages-API server given by URL, if any (it decides what the sampling note says)."""
+    answer_model: str = ""
+    """The configured answering model, named when no answering call was made."""
+
+
+def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
+    """The summary lines of a session's records, product by product (and the report files,
+    if a folder was asked for)."""
     from pytest_legalbench.llm.pricing import load_price_card
 
+    by_product: dict[str, list[Mapping[str, Any]]] = {}
+    for value in envelopes:
+        found = unwrap(value)
+        if found is None:
+            raise ValueError(f"not a record envelope: {value!r:.80}")
+        by_product.setdefault(found[0], []).append(found[1])
+    unknown = sorted(set(by_product) - set(_FINISHERS))
+    if unknown:
+        raise ValueError(f"records of unknown products: {', '.join(unknown)}")
     card = load_price_card()
     lines: list[str] = []
-    if raw_records:
-        lines += _retrieval_lines(raw_records, settings, card)
-    if raw_gandr:
-        lines += _gandr_lines(raw_gandr, settings, card)
+    for product, finish in _FINISHERS.items():
+        if by_product.get(product):
+            lines += finish(by_product[product], end, card)
     return lines
 
 
-def _retrieval_lines(raw_records: Sequence[dict[str, Any]], settings: Settings,
+def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
                      card: PriceCard) -> list[str]:
-    from pytest_legalbench.results.summary import summarise, summary_lines
+    from pytest_legalbench.results.summary import summarise
+    from pytest_legalbench.results.summary_lines import summary_lines
 
     records = [ItemRecord.from_dict(raw) for raw in raw_records]
     backend = _backend(records)
-    models = _models(records, settings)
+    models = _models(records, end.answer_model)
     summary = summarise(records, card, backend=backend, models=models)
     lines = ["", "legalbench summary", *summary_lines(summary)]
     if backend == "reference":
         lines.append("(reference backend: a deterministic extractive answerer and key-fact "
                      "judge, not a language model; run with ANTHROPIC_API_KEY for Claude)")
-    if settings.report_dir is not None:
+    if end.report_dir is not None:
         from pytest_legalbench.results.report_files import write_report
 
-        written = write_report(settings.report_dir, records=records, summary=summary,
+        written = write_report(end.report_dir, records=records, summary=summary,
                                backend=backend, models=models, card=card)
         lines.append(f"report: {', '.join(str(p) for p in written)}")
     return lines
 
 
-def _gandr_lines(raw_records: Sequence[dict[str, Any]], settings: Settings,
+def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
                  card: PriceCard) -> list[str]:
     from pytest_legalbench.gandr.record import GandrRecord, all_calls
     from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
@@ -65,13 +88,13 @@ def _gandr_lines(raw_records: Sequence[dict[str, Any]], settings: Settings,
 
         lines.append(
             "(temperatures and seeds were sent in the request body to "
-            f"{settings.base_url})" if takes_sampling("anthropic", settings.base_url) else
+            f"{end.base_url})" if takes_sampling("anthropic", end.base_url) else
             "(Claude's API takes no temperature and has no seed: neither was sent, so the "
             "repeats differ only by the model's own sampling)")
-    if settings.report_dir is not None:
+    if end.report_dir is not None:
         from pytest_legalbench.gandr.report import write_gandr_report
 
-        written = write_gandr_report(settings.report_dir, records, summary,
+        written = write_gandr_report(end.report_dir, records, summary,
                                      backend="+".join(backends) or "none")
         lines.append(f"GANDR report: {written[0]} and {len(written) - 1} trace files")
     return lines
@@ -83,11 +106,15 @@ def _backend(records: Sequence[ItemRecord]) -> str:
     return "+".join(found) or "none"
 
 
-def _models(records: Sequence[ItemRecord], settings: Settings) -> dict[str, str]:
+def _models(records: Sequence[ItemRecord], answer_model: str) -> dict[str, str]:
     """The models that produced the records, as their responses name them (the reference
     backend names itself); the configured names when no call of that role was made."""
     answering = {c.model for r in records for c in (*r.inject_calls, *r.mode_calls)
                  if c.stage.endswith(".answer")}
     judging = {c.model for r in records for c in r.judge_calls}
-    return {"answer": ", ".join(sorted(answering)) or settings.answer_model,
+    return {"answer": ", ".join(sorted(answering)) or answer_model,
             "judge": ", ".join(sorted(judging)) or "none (key facts only)"}
+
+
+_FINISHERS: dict[str, Callable[[Sequence[Mapping[str, Any]], SessionEnd, PriceCard],
+                               list[str]]] = {"qa": _qa_lines, "gandr": _gandr_lines}

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import ast
 import csv
 import json
 import re
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
-from pytest_legalbench.defaults import CORPUS_ENV
-from pytest_legalbench.files.atomic_write import write_text_atomic
-from pytest_legalbench.files.locations import corpus_dir
 from pytest_legalbench.ingest.cuad_manifest import (
     CLAUSES_CSV,
     CONTRACTS_ROOT,
@@ -28,7 +23,6 @@ from pytest_legalbench.spans.benchmark_file import (
     Snippet,
     SpanBenchmark,
     SpanTest,
-    benchmark_to_json,
 )
 from pytest_legalbench.spans.excerpt_location import locate_category
 
@@ -192,31 +186,6 @@ def import_cuad(corpus_dir: Path, *, progress: Callable[[str], None] | None = No
     return SpanBenchmark(tuple(tests)), report
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: write the benchmark (and optionally the report); counts go to stderr."""
-    parser = argparse.ArgumentParser(
-        prog="python -m pytest_legalbench.spans.cuad_import", description=__doc__
-    )
-    parser.add_argument("--corpus-dir", type=Path, help=f"corpus folder (default: ${CORPUS_ENV})")
-    parser.add_argument("--out", type=Path, required=True, help="benchmark JSON file to write")
-    parser.add_argument("--report", type=Path, help="write the full import report (JSON) here")
-    args = parser.parse_args(argv)
-    chosen = args.corpus_dir or corpus_dir()
-    if chosen is None:
-        parser.error(f"give --corpus-dir or set {CORPUS_ENV}")
-    try:
-        benchmark, report = import_cuad(chosen, progress=lambda line: print(line, file=sys.stderr))
-        write_text_atomic(args.out, benchmark_to_json(benchmark))
-        if args.report is not None:
-            write_text_atomic(args.report, report.to_json())
-    except (CorpusError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for line in report.summary_lines():
-        print(line, file=sys.stderr)
-    return 0
-
-
 def _category_questions(columns: Sequence[str], descriptions: dict[str, tuple[str, str]],
                         notes: list[str]) -> dict[str, tuple[str, str]]:
     """Map each excerpt column to its category name and the question asked about it."""
@@ -272,7 +241,3 @@ def _lower_first(text: str) -> str:
     if len(text) > 1 and text[0].isupper() and text[1].islower():
         return text[0].lower() + text[1:]
     return text
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,47 +1,58 @@
 """Re-scoring candidates with a cross-encoder loaded by path.
 
 No cross-encoder weights ship with the project and none can be downloaded on an offline
-machine, so the strategy is unavailable (with the reason) unless a model folder is configured.
+machine, so the strategies that need one are unavailable (with the reason) unless a model
+folder is configured.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_legalbench.modes.base import ModeUnavailable
+from pytest_legalbench.vectors.models import ModelLoadError, load_model
 from pytest_legalbench.vectors.ranking import SCORE_PRECISION
 
-_LOCK = threading.Lock()
-_LOADED: dict[Path, Any] = {}
 _BATCH_SIZE = 16
 
 
-def _checked_folder(configured: str | None, mode: str) -> Path:
-    """The configured cross-encoder folder, or ModeUnavailable saying what is missing."""
+class CrossEncoderUnavailable(Exception):
+    """No usable cross-encoder: ``reason`` says what is missing (modes turn this into their
+    own unavailability)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt from the reason, so it crosses process boundaries (xdist, multiprocessing).
+        return (type(self), (self.reason,))
+
+
+def _checked_folder(configured: str | None) -> Path:
+    """The configured cross-encoder folder, or CrossEncoderUnavailable saying what is wrong."""
     if configured is None:
-        raise ModeUnavailable(mode, "no cross-encoder is configured (set the cross_encoder "
-                                    "setting to a local model folder); none ships with the "
-                                    "project and none can be downloaded offline")
+        raise CrossEncoderUnavailable(
+            "no cross-encoder is configured (set --legalbench-cross-encoder or --cross-encoder "
+            "to a local model folder); none ships with the project and none can be downloaded "
+            "offline")
     folder = Path(configured).expanduser()
     if not folder.is_dir():
-        raise ModeUnavailable(mode, f"cross-encoder {configured!r} is not a local folder; "
-                                    f"cross-encoders are loaded by path, never downloaded")
+        raise CrossEncoderUnavailable(f"cross-encoder {configured!r} is not a local folder; "
+                                      f"cross-encoders are loaded by path, never downloaded")
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise ModeUnavailable(mode, f"cross-encoder {folder}: unreadable config.json "
-                                    f"({error})") from None
+        raise CrossEncoderUnavailable(f"cross-encoder {folder}: unreadable config.json "
+                                      f"({error})") from None
     architectures = config.get("architectures") if isinstance(config, dict) else None
     if not any("SequenceClassification" in str(a) for a in architectures or ()):
         # A bare encoder would load with a random scoring head and rank at random.
-        raise ModeUnavailable(mode, f"cross-encoder {folder}: config.json names no "
-                                    f"sequence-classification head, so it is not a "
-                                    f"cross-encoder")
+        raise CrossEncoderUnavailable(f"cross-encoder {folder}: config.json names no "
+                                      f"sequence-classification head, so it is not a "
+                                      f"cross-encoder")
     return folder.resolve()
 
 
@@ -53,20 +64,14 @@ class Reranker:
         self._model = model
 
     @classmethod
-    def load(cls, configured: str | None, mode: str) -> Reranker:
-        """Load the configured cross-encoder (once per process), or raise ModeUnavailable."""
-        folder = _checked_folder(configured, mode)
-        with _LOCK:
-            if folder not in _LOADED:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                from sentence_transformers import CrossEncoder
-
-                try:
-                    _LOADED[folder] = CrossEncoder(str(folder), device="cpu")
-                except Exception as error:  # any load failure makes the strategy unavailable
-                    raise ModeUnavailable(mode, f"cross-encoder {folder} cannot be loaded: "
-                                                f"{error}") from error
-            return cls(folder, _LOADED[folder])
+    def load(cls, configured: str | None) -> Reranker:
+        """Load the configured cross-encoder (once per process), or raise
+        CrossEncoderUnavailable."""
+        folder = _checked_folder(configured)
+        try:
+            return cls(folder, load_model("cross", folder))
+        except ModelLoadError as error:
+            raise CrossEncoderUnavailable(str(error)) from error
 
     @property
     def max_tokens(self) -> int:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from pytest_legalbench.vectors.models import ModelLoadError, load_model
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -82,24 +82,13 @@ def model_digest(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-_LOCK = threading.Lock()
-_LOADED: dict[Path, SentenceTransformer] = {}
-
-
 def load_sentence_model(folder: Path) -> SentenceTransformer:
-    """Load (once per process) the sentence-transformers model in ``folder``, offline."""
-    with _LOCK:
-        if folder not in _LOADED:
-            # Set before the import: huggingface_hub reads it once, at import time.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            from sentence_transformers import SentenceTransformer
-
-            try:
-                _LOADED[folder] = SentenceTransformer(str(folder), device="cpu")
-            except Exception as error:  # any load failure is reported with the path
-                raise EmbeddingModelError(f"{folder}: cannot load the embedding model: "
-                                          f"{error}") from error
-        return _LOADED[folder]
+    """The sentence-transformers model in ``folder``, loaded once per process, offline."""
+    try:
+        model: SentenceTransformer = load_model("sentence", folder)
+    except ModelLoadError as error:
+        raise EmbeddingModelError(str(error)) from error
+    return model
 
 
 @dataclass(frozen=True)

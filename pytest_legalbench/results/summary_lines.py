@@ -1,0 +1,79 @@
+"""The terminal rendering of a ``Summary``: one block of lines per mode."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pytest_legalbench.judging.pairing import Tally
+from pytest_legalbench.llm.pricing import format_usd
+from pytest_legalbench.results.summary import ModeSummary, ReportedRate, Summary
+
+
+def rate_text(found: ReportedRate) -> str:
+    """``k/n share% [low, high]`` with percentages to one decimal."""
+    return (f"{found.k}/{found.n} {100 * found.share:.1f}% "
+            f"[{100 * found.low:.1f}, {100 * found.high:.1f}]")
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """The session summary as printed at the end of a run."""
+    models = ", ".join(f"{role} {name}" for role, name in summary.models.items())
+    lines = [(f"backend {summary.backend} ({models}); price card {summary.price_card}; "
+              f"rates with exact 95% Clopper-Pearson intervals")]
+    for entry in summary.modes:
+        lines.append("")
+        lines.extend(mode_lines(entry))
+    return lines
+
+
+def mode_lines(entry: ModeSummary) -> list[str]:
+    """One mode's block: verdicts, key facts, recall, footprint, cost and crossover."""
+    mode = entry.mode
+    lines = [f"{mode}: {entry.items} items"]
+    for label, counts in (("document-bound", entry.document_bound),
+                          ("out-of-scope", entry.controls)):
+        if counts is None or not counts.items:
+            continue
+        lines.append(_verdict_line(label, mode, counts))
+        p_value = counts.forced_test()
+        if p_value is not None and "forced" in entry.judges:
+            lines.append(f"  exact binomial test ({mode} vs inject wins, splits left out): "
+                         f"p = {p_value:.4g}")
+    keys = entry.keyfacts
+    lines.append(f"  key facts: inject {rate_text(keys.inject)}"
+                 + (f"; {mode} {rate_text(keys.mode)}" if keys.mode is not None else ""))
+    if entry.evidence_recall is not None:
+        lines.append(f"  evidence recall {entry.evidence_recall:.3f}; mean payload "
+                     f"{entry.payload_tokens_mean:,.0f} tokens")
+    foot = entry.footprint
+    if mode == "inject":
+        # The baseline alone: nothing to compare its footprint or cost with.
+        lines.append(f"  token footprint {foot.inject_total:,} (answering context "
+                     f"{foot.inject_answering:,}); cost {_usd(entry.cost.inject)}")
+        return lines
+    lines.append(f"  token footprint: inject {foot.inject_total:,} vs {mode} "
+                 f"{foot.mode_total:,} ({_times(foot.reduction_total)} smaller); "
+                 f"answering context {foot.inject_answering:,} vs "
+                 f"{foot.mode_answering:,} ({_times(foot.reduction_answering)})")
+    cost = entry.cost
+    lines.append(f"  cost: inject {_usd(cost.inject)}, {mode} {_usd(cost.mode)}, "
+                 f"judge {_usd(cost.judge)}")
+    if entry.crossover is not None:
+        lines.append(f"  crossover: {entry.crossover.explanation}")
+    return lines
+
+
+def _verdict_line(label: str, mode: str, counts: Tally) -> str:
+    scored = counts.scored()
+    return (f"  {label}: ties {rate_text(ReportedRate.of(counts.tie, scored))}; inject wins "
+            f"{rate_text(ReportedRate.of(counts.inject, scored))}; {mode} wins "
+            f"{rate_text(ReportedRate.of(counts.mode, scored))}; unscored {counts.unscored}"
+            + (f"; split {counts.split}" if counts.split else ""))
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _usd(amount: Decimal) -> str:
+    return format_usd(amount)

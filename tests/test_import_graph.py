@@ -1,0 +1,132 @@
+"""The package's import graph: no circle, and every arrow points at the same or an earlier stage.
+
+Every import counts, at module level or inside a function (an import moved into a function to
+dodge a circle is still the same dependency), and so do imports under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PACKAGE = "pytest_legalbench"
+ROOT = Path(__file__).resolve().parents[1] / PACKAGE
+
+#: The stages in pipeline order: a module may import from its own stage or an earlier one.
+STAGES = ("defaults", "tokens", "files", "stats", "ingest", "navindex", "llm", "vectors",
+          "modes", "judging", "results", "gandr", "spans", "reference_backend", "run",
+          "plugin", "commands")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join([PACKAGE, *parts])] = path
+    return found
+
+
+def _imports(name: str, path: Path, known: set[str]) -> Iterator[str]:
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")[: len(name.split(".")) - node.level + is_package]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            if not source.startswith(PACKAGE):
+                continue
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                yield submodule if submodule in known else source
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    return {name: {target for target in _imports(name, path, known) if target != name}
+            for name, path in modules.items()}
+
+
+def _stage(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_every_module_belongs_to_a_stage() -> None:
+    strays = [m for m in _graph() if m != PACKAGE and _stage(m) not in STAGES]
+    assert not strays, f"modules outside the stages {STAGES}: {strays}"
+
+
+def test_the_package_has_no_import_circle() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_a_cycle_is_found_when_there_is_one() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_imports_point_to_the_same_or_an_earlier_stage() -> None:
+    upstream = []
+    for module, targets in _graph().items():
+        if module == PACKAGE:
+            continue  # the package's face re-exports the public names of every stage
+        for target in targets:
+            if target == PACKAGE:
+                continue
+            if STAGES.index(_stage(target)) > STAGES.index(_stage(module)):
+                upstream.append(f"{module} -> {target}")
+    assert not upstream, "imports of a later stage:\n" + "\n".join(sorted(upstream))
+
+
+def test_the_leaves_import_nothing_from_the_package() -> None:
+    graph = _graph()
+    for leaf in (f"{PACKAGE}.defaults", f"{PACKAGE}.tokens"):
+        assert graph[leaf] <= {PACKAGE}, leaf
