@@ -13,6 +13,7 @@ from gandr_samples import audit_round, record, repeat
 from pytest_legalbench.commands.cli import main
 from pytest_legalbench.gandr.claim_sheet import ClaimSheetError, agreement_report, read_labels
 from pytest_legalbench.gandr.report import RESULTS_FILE, TRACES_FOLDER, write_gandr_report
+from pytest_legalbench.gandr.summary_types import GandrSummary
 
 
 def _report(folder: Path) -> list[Path]:
@@ -24,7 +25,7 @@ def _report(folder: Path) -> list[Path]:
         record("q1", "gandr:b1", [repeat(0, 3, False, trace=({"step": "answer",
                                                               "output": "x"},))]),
     ]
-    return write_gandr_report(folder, records, {"systems": {}}, backend="reference")
+    return write_gandr_report(folder, records, GandrSummary.empty(), backend="reference")
 
 
 def test_the_report_holds_results_and_one_trace_per_item(tmp_path: Path) -> None:
@@ -37,6 +38,7 @@ def test_the_report_holds_results_and_one_trace_per_item(tmp_path: Path) -> None
     assert json.loads(lines[0])["system"] == "gandr" and json.loads(lines[0])["seed"] == 0
     results = json.loads((tmp_path / RESULTS_FILE).read_text())
     assert results["format_version"] == 1 and len(results["records"]) == 3
+    assert results["summary"] == {"systems": {}}
 
 
 def _export(tmp_path: Path) -> list[dict[str, str]]:
@@ -121,7 +123,7 @@ def test_gandr_summary_rescores_stored_answers_without_a_model(
     stored = dataclasses.replace(stored, repeats=(
         dataclasses.replace(stored.repeats[0], answer="Yes \uff5bcite: doc:1\uff5d."),
         dataclasses.replace(stored.repeats[1], answer="Yes {cite: doc:2}.")))
-    write_gandr_report(tmp_path, [stored], {}, backend="reference")
+    write_gandr_report(tmp_path, [stored], GandrSummary.empty(), backend="reference")
     again = rescore(read_records(tmp_path)[0])
     assert [(r.grounded, r.normalised_grounded) for r in again.repeats] == [(False, True),
                                                                            (True, True)]

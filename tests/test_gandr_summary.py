@@ -7,7 +7,15 @@ from gandr_samples import audit_round, record, repeat
 
 from pytest_legalbench.gandr.judging import stable_and_correct
 from pytest_legalbench.gandr.record import GandrRecord
-from pytest_legalbench.gandr.summary import gandr_lines, mcnemar_against, summarise_gandr
+from pytest_legalbench.gandr.summary import (
+    Comparison,
+    GandrSummary,
+    McNemarTest,
+    WilsonRate,
+    gandr_lines,
+    mcnemar_against,
+    summarise_gandr,
+)
 from pytest_legalbench.llm.pricing import load_price_card
 
 
@@ -37,31 +45,31 @@ def _records() -> list[GandrRecord]:
 
 def test_accuracy_is_read_from_seed_zero_with_wilson_intervals() -> None:
     summary = summarise_gandr(_records(), load_price_card())
-    gandr = summary["systems"]["gandr"]
-    assert gandr["strict"] == {"k": 3, "n": 4, "share": 0.75, "low": 0.3006, "high": 0.9544}
-    assert gandr["lenient"]["k"] == 3
-    assert gandr["by_area"]["leasing"] == {"k": 1, "n": 1, "share": 1.0, "low": 0.2065,
-                                           "high": 1.0}
-    b2 = summary["systems"]["gandr:b2"]
+    gandr = summary.system("gandr")
+    assert gandr.strict == WilsonRate(k=3, n=4, share=0.75, low=0.3006, high=0.9544)
+    assert gandr.lenient.k == 3
+    assert gandr.by_area["leasing"] == WilsonRate(k=1, n=1, share=1.0, low=0.2065, high=1.0)
+    b2 = summary.system("gandr:b2")
     # q4 has no score: it is counted as unscored, not as wrong.
-    assert b2["unscored"] == 1 and b2["strict"]["n"] == 3 and b2["strict"]["k"] == 1
+    assert b2.unscored == 1 and b2.strict.n == 3 and b2.strict.k == 1
     # q2 fails strict on citation form only, so normalisation rescues it.
-    assert b2["normalised_strict"]["k"] == 2 and b2["lenient"]["k"] == 2
+    assert b2.normalised_strict.k == 2 and b2.lenient.k == 2
 
 
 def test_stable_correct_counts_decided_items_only() -> None:
-    sc = summarise_gandr(_records(), load_price_card())["systems"]["gandr"]["stable_correct"]
-    assert (sc["k"], sc["n"], sc["undecided"]) == (1, 3, 1) and sc["share"] == 0.3333
+    sc = summarise_gandr(_records(), load_price_card()).system("gandr").stable_correct
+    assert (sc.rate.k, sc.rate.n, sc.undecided) == (1, 3, 1) and sc.rate.share == 0.3333
 
 
 def test_rounds_passes_and_the_audit_label_mix_are_reported_for_gandr_only() -> None:
-    systems = summarise_gandr(_records(), load_price_card())["systems"]
-    gandr = systems["gandr"]
-    assert gandr["rounds"] == {"1": 6, "2": 1, "3": 1}
-    assert gandr["passed"]["k"] == 7 and gandr["passed"]["n"] == 8
-    assert gandr["audit_labels"] == {"SUPPORTED": 3, "PARTIAL": 1, "UNSUPPORTED": 1,
-                                     "MISCITED": 1}
-    assert "rounds" not in systems["gandr:b2"]
+    summary = summarise_gandr(_records(), load_price_card())
+    audit = summary.system("gandr").audit
+    assert audit is not None
+    assert audit.rounds == {"1": 6, "2": 1, "3": 1}
+    assert audit.passed.k == 7 and audit.passed.n == 8
+    assert audit.audit_labels == {"SUPPORTED": 3, "PARTIAL": 1, "UNSUPPORTED": 1,
+                                  "MISCITED": 1}
+    assert summary.system("gandr:b2").audit is None
 
 
 def test_mcnemar_against_b2_uses_items_both_scored() -> None:
@@ -69,9 +77,58 @@ def test_mcnemar_against_b2_uses_items_both_scored() -> None:
     test = mcnemar_against([r for r in records if r.system == "gandr"],
                            [r for r in records if r.system == "gandr:b2"])
     # Pairs q1..q3 (q4 unscored for B2): q2 and q3 GANDR right, B2 wrong; none the reverse.
-    assert test == {"pairs": 3, "b": 2, "c": 0, "p": 0.5}
+    assert test == McNemarTest(pairs=3, b=2, c=0, p=0.5)
     summary = summarise_gandr(records, load_price_card())
-    assert summary["mcnemar_vs_b2"]["gandr"]["p_bonferroni"] == 0.5
+    assert [c.system for c in summary.comparisons] == ["gandr"]
+    assert summary.comparisons[0].bonferroni == 1
+    assert summary.comparisons[0].p_bonferroni == 0.5
+
+
+def test_bonferroni_multiplies_by_the_comparisons_made_and_caps_at_one() -> None:
+    test = McNemarTest(pairs=100, b=38, c=17, p=0.006)
+    assert Comparison(system="gandr", test=test, bonferroni=5).p_bonferroni == 0.03
+    assert Comparison(system="gandr", test=test, bonferroni=500).p_bonferroni == 1.0
+
+
+def _rate(k: int, n: int, share: float | None, low: float, high: float) -> dict[str, object]:
+    return {"k": k, "n": n, "share": share, "low": low, "high": high}
+
+
+def test_the_stored_form_of_a_summary_is_pinned() -> None:
+    # gandr-results.json stores this dict: its keys, order, rounding and types are the layout.
+    summary = summarise_gandr(_records(), load_price_card()).to_dict()
+    three_of_four = _rate(3, 4, 0.75, 0.3006, 0.9544)
+    expected_gandr = {
+        "system": "gandr", "items": 4, "unscored": 0,
+        "strict": three_of_four, "lenient": three_of_four, "normalised_strict": three_of_four,
+        "grounded": three_of_four, "normalised_grounded": three_of_four,
+        "by_area": {"finance": _rate(2, 3, 0.6667, 0.2077, 0.9385),
+                    "leasing": _rate(1, 1, 1.0, 0.2065, 1.0)},
+        "stable_correct": {"repeats": 2, "k": 1, "n": 3, "share": 0.3333, "low": 0.0615,
+                           "high": 0.7923, "undecided": 1},
+        "calls": 12, "cost_usd": "$0.0054",
+        "rounds": {"1": 6, "2": 1, "3": 1},
+        "passed": _rate(7, 8, 0.875, 0.5291, 0.9776),
+        "audit_labels": {"SUPPORTED": 3, "PARTIAL": 1, "UNSUPPORTED": 1, "MISCITED": 1},
+    }
+    assert list(summary) == ["systems", "mcnemar_vs_b2"]
+    systems = summary["systems"]
+    assert isinstance(systems, dict) and list(systems) == ["gandr", "gandr:b2"]
+    assert systems["gandr"] == expected_gandr
+    # Equal dicts may differ in order (and 1 == 1.0): repr pins both.
+    assert repr(systems["gandr"]) == repr(expected_gandr)
+    assert "rounds" not in systems["gandr:b2"] and systems["gandr:b2"]["unscored"] == 1
+    assert summary["mcnemar_vs_b2"] == {"gandr": {"pairs": 3, "b": 2, "c": 0, "p": 0.5,
+                                                  "p_bonferroni": 0.5}}
+
+
+def test_an_empty_summary_stores_no_systems_and_no_tests() -> None:
+    assert GandrSummary.empty().to_dict() == {"systems": {}}
+    assert summarise_gandr([], load_price_card()) == GandrSummary.empty()
+    assert gandr_lines(GandrSummary.empty()) == [
+        "GANDR systems (accuracy on each item's seed-0 answer, 95% Wilson intervals):"]
+    with pytest.raises(KeyError):
+        GandrSummary.empty().system("gandr")
 
 
 def test_lines_name_every_figure() -> None:
@@ -112,6 +169,6 @@ def test_mcnemar_reproduces_the_studys_head_to_head_figure() -> None:
     theirs = [record(f"q{i}", "gandr:b2", [repeat(0, 5 if b else 1, True)])
               for i, (_, b) in enumerate(outcomes)]
     test = mcnemar_against(mine, theirs)
-    assert (test["pairs"], test["b"], test["c"]) == (100, 38, 17)
-    assert round(float(test["p"]), 3) == 0.006
-    assert round(min(1.0, float(test["p"]) * 5), 2) == 0.03
+    assert (test.pairs, test.b, test.c) == (100, 38, 17)
+    assert round(test.p, 3) == 0.006
+    assert round(Comparison(system="gandr", test=test, bonferroni=5).p_bonferroni, 2) == 0.03

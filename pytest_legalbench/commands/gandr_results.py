@@ -40,7 +40,7 @@ def run_summary(args: argparse.Namespace, progress: Progress) -> int:
     progress(f"re-scored {len(rescored)} records; {changed} repeats changed their grounding")
     summary = summarise_gandr(rescored, load_price_card())
     if args.json:
-        print(json.dumps(summary, indent=2, sort_keys=True))
+        print(json.dumps(summary.to_dict(), indent=2, sort_keys=True))
     else:
         print("\n".join(gandr_lines(summary)))
     return 0

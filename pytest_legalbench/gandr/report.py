@@ -4,13 +4,14 @@ Lines audit trace per item under ``gandr-traces/`` (one line per round or baseli
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.files.atomic_write import write_text_atomic
 from pytest_legalbench.files.file_names import safe_name
 from pytest_legalbench.gandr.record import GandrRecord, trace_lines
+from pytest_legalbench.gandr.summary_types import GandrSummary
 
 RESULTS_FILE = "gandr-results.json"
 TRACES_FOLDER = "gandr-traces"
@@ -41,13 +42,13 @@ def read_records(report: Path) -> list[GandrRecord]:
 
 
 def write_gandr_report(folder: Path, records: Sequence[GandrRecord],
-                       summary: Mapping[str, object], *, backend: str) -> list[Path]:
+                       summary: GandrSummary, *, backend: str) -> list[Path]:
     """Write the results file, then every trace; return the paths, the results file first."""
     results = folder / RESULTS_FILE
     # The results file first: it holds everything, traces included, so it survives a
     # failure while writing the per-item files.
     write_text_atomic(results, json.dumps(
-        {"format_version": FORMAT_VERSION, "backend": backend, "summary": summary,
+        {"format_version": FORMAT_VERSION, "backend": backend, "summary": summary.to_dict(),
          "records": [r.to_dict() for r in records]}, indent=1, sort_keys=True) + "\n")
     written = [results]
     for record in records:
