@@ -313,3 +313,46 @@ def test_the_keyfacts_judge_calls_no_model_and_follows_the_key_facts(
     assert any(line.startswith("  document-bound: ")
                and f"inject wins {bound.count('inject')}/2" in line
                and f"navindex wins {bound.count('mode')}/2" in line for line in summary), summary
+
+
+def test_a_replay_runs_under_pytest_recording_s_network_block(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
+        corpus_root: Path) -> None:
+    run = recording(tmp_path_factory, corpus_root)
+    prepare(pytester, run.cassettes)
+    result = pytester.runpytest_subprocess(
+        *bench(tmp_path_factory, corpus_root).args(*MODES), "--block-network",
+        "--record-mode=none", timeout=300)
+    result.assert_outcomes(passed=6)
+    assert summary_section(result.outlines) == summary_section(run.lines)
+
+
+def test_disable_recording_calls_the_backend_and_writes_no_cassette(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
+        corpus_root: Path) -> None:
+    run = recording(tmp_path_factory, corpus_root)
+    prepare(pytester)
+    result = pytester.runpytest_subprocess(
+        *bench(tmp_path_factory, corpus_root).args(*MODES), "--disable-recording", timeout=300)
+    result.assert_outcomes(passed=6)
+    assert not (pytester.path / "cassettes").exists()
+    # The reference backend is deterministic: answered live, the summary is the recorded one.
+    assert summary_section(result.outlines)[1:] == summary_section(run.lines)[1:]
+
+
+def test_a_conftest_s_recording_hook_configures_the_benchmark_s_recorder(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
+        corpus_root: Path) -> None:
+    run = recording(tmp_path_factory, corpus_root)
+    prepare(pytester, run.cassettes)
+    pytester.makeconftest("""
+        from pathlib import Path
+
+        def pytest_recording_configure(config, vcr):
+            seen = Path(__file__).with_name("configured.txt")
+            seen.write_text(",".join(vcr.match_on))
+    """)
+    result = pytester.runpytest_subprocess(
+        *bench(tmp_path_factory, corpus_root).args("navindex"), timeout=300)
+    result.assert_outcomes(passed=3)
+    assert (pytester.path / "configured.txt").read_text() == "method,path,body_digest"

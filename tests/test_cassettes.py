@@ -23,6 +23,7 @@ from pytest_legalbench.llm.cassettes import (
     CassetteUse,
     body_digest,
     cassette_file,
+    cassette_miss,
     cassette_size,
     use_cassette,
 )
@@ -70,7 +71,7 @@ def client(base_url: str, *, backend: str = "reference", sleeps: list[float] | N
     config = ClientConfig(backend=backend, base_url=base_url, max_attempts=max_attempts,
                           api_key=SECRET if backend == "anthropic" else None)
     return ModelClient(config, Ledger(), sleep=(sleeps if sleeps is not None else []).append,
-                       random=lambda: 0.0)
+                       random=lambda: 0.0, local_failure=cassette_miss)
 
 
 def answer(model_client: ModelClient, text: str = "How much is the monthly rent?",
@@ -262,6 +263,32 @@ def test_a_miss_fails_at_once_naming_the_cassette(tmp_path: Path, mode: str,
     assert str(path) in str(failure.value)
     assert sleeps == [] and tried == []  # one attempt, no backoff, nothing sent
     assert replay.recording is False and replay.recorded == 0
+
+
+def test_a_miss_is_named_only_for_vcr_s_own_exception() -> None:
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    class Fake:
+        path = "cassettes/x.yaml"
+
+    # Built without its constructor, which asks the cassette for similar requests.
+    inner = CannotOverwriteExistingCassetteException.__new__(
+        CannotOverwriteExistingCassetteException)
+    inner.cassette = Fake()
+    try:
+        try:
+            raise inner
+        except CannotOverwriteExistingCassetteException as error:
+            raise RuntimeError("wrapped by the SDK") from error
+    except RuntimeError as outer:
+        assert cassette_miss(outer) == ("no recorded response matches this request (cassette "
+                                        "miss) in cassette cassettes/x.yaml")
+
+    class CannotOverwriteExistingCassetteExceptionLookalike(Exception):
+        pass
+
+    assert cassette_miss(CannotOverwriteExistingCassetteExceptionLookalike()) is None
+    assert cassette_miss(ValueError("no")) is None
 
 
 def test_a_connection_failure_without_a_cassette_is_still_retried() -> None:

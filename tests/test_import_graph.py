@@ -130,3 +130,26 @@ def test_the_leaves_import_nothing_from_the_package() -> None:
     graph = _graph()
     for leaf in (f"{PACKAGE}.defaults", f"{PACKAGE}.tokens"):
         assert graph[leaf] <= {PACKAGE}, leaf
+
+
+def test_the_public_names_resolve_to_their_defining_modules() -> None:
+    import importlib
+
+    import pytest_legalbench
+
+    for name in pytest_legalbench.__all__:
+        value = getattr(pytest_legalbench, name)
+        if name != "__version__":
+            assert value.__module__.startswith("pytest_legalbench."), name
+    assert importlib.import_module("pytest_legalbench").__version__ == "0.1.0"
+
+
+def test_importing_the_package_imports_no_stage() -> None:
+    import subprocess
+    import sys
+
+    script = ("import sys, pytest_legalbench; "
+              "print(sorted(m for m in sys.modules if m.startswith('pytest_legalbench.')))")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    assert shown == "[]"

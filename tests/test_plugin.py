@@ -31,8 +31,33 @@ def test_help_lists_the_option_group(pytester: pytest.Pytester) -> None:
         "*--legalbench-cache-dir=*",
         "*--legalbench-backend=*",
         "*--legalbench-answer-model=*",
+        "*--legalbench-top-k=*",
+        "*--legalbench-payload-budget=*",
+        "*--legalbench-scan-budget=*",
+        "*--legalbench-definitions-per-node=*",
+        "*--legalbench-embedding-model=*",
+        "*--legalbench-cross-encoder=*",
+        "*--legalbench-context-window=*",
     ])
     result.stdout.fnmatch_lines(["*legalbench_profile*"])  # the ini keys
+
+
+def test_retrieval_settings_reach_the_benchmark_s_modes(pytester: pytest.Pytester,
+                                                       corpus_root: Path, cache: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEGALBENCH_PAYLOAD_BUDGET", "2500")
+    pytester.makeini("[pytest]\nlegalbench_definitions_per_node = 1\n")
+    pytester.makepyfile("""
+        def test_settings(legalbench_runner):
+            qa = legalbench_runner.runner_for("navindex")
+            retrieval = qa.settings.mode_settings
+            assert (retrieval.k, retrieval.payload_budget_tokens) == (4, 2500)
+            assert retrieval.definitions_per_node == 1
+            assert qa.mode("navindex").settings is retrieval
+    """)
+    result = pytester.runpytest(f"--legalbench-corpus-dir={corpus_root}",
+                                f"--legalbench-cache-dir={cache}", "--legalbench-top-k=4")
+    result.assert_outcomes(passed=1)
 
 
 def test_bad_values_fail_at_startup(pytester: pytest.Pytester) -> None:

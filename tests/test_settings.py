@@ -112,3 +112,45 @@ def test_backend_and_models(tmp_path: Path) -> None:
 def test_settings_travel_as_plain_builtins(tmp_path: Path) -> None:
     settings = resolve_settings({"corpus_dir": str(tmp_path)}, {}, {}, profiles=_profiles)
     assert settings.to_dict()["corpus_dir"] == str(tmp_path)
+
+
+def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> None:
+    from pytest_legalbench.plugin.settings import RETRIEVAL_OPTIONS
+
+    model = tmp_path / "model"
+    model.mkdir()
+    ini = {"k": "5", "payload_budget_tokens": "4000"}
+    env = {"LEGALBENCH_TOP_K": "7", "LEGALBENCH_EMBEDDING_MODEL": str(model)}
+    chosen = resolve_settings({"payload_budget_tokens": "3000"}, ini, env, profiles=_profiles,
+                              ).mode_settings
+    assert (chosen.k, chosen.payload_budget_tokens, chosen.embedding_model) == (7, 3000,
+                                                                                 str(model))
+    # Untouched settings keep the defaults; the scans follow the answering model.
+    assert chosen.scan_budget_tokens == 120_000 and chosen.definitions_per_node == 3
+    scanned = resolve_settings({"answer_model": "my-model"}, {}, {}, profiles=_profiles)
+    assert scanned.mode_settings.scan_model == scanned.mode_settings.titles_model == "my-model"
+    assert [o.ini for o in RETRIEVAL_OPTIONS] == [
+        "legalbench_top_k", "legalbench_payload_budget", "legalbench_scan_budget",
+        "legalbench_definitions_per_node", "legalbench_embedding_model",
+        "legalbench_cross_encoder", "legalbench_context_window"]
+    assert all(o.env and o.cli for o in RETRIEVAL_OPTIONS)
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ({"k": "0"}, "--legalbench-top-k='0': expected a whole number of at least 1"),
+    ({"scan_budget_tokens": "lots"}, "--legalbench-scan-budget='lots': expected a whole"),
+    ({"cross_encoder": "/no/such/folder"}, "--legalbench-cross-encoder='/no/such/folder' is "
+                                           "not a folder"),
+])
+def test_bad_retrieval_settings_name_the_option(given: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingsError, match=message.replace("(", r"\(")):
+        resolve_settings(given, {}, {}, profiles=_profiles)
+
+
+def test_the_command_line_names_its_own_flags() -> None:
+    from pytest_legalbench.plugin.settings import resolve_mode_settings
+
+    with pytest.raises(SettingsError, match="--top-k='-2'"):
+        resolve_mode_settings({"k": "-2"}, {}, {}, from_cli=True)
+    assert resolve_mode_settings({}, {}, {"LEGALBENCH_CONTEXT_WINDOW": "1000"},
+                                 from_cli=True).context_window == 1000

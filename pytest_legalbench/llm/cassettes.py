@@ -10,7 +10,6 @@ stays cheap.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import re
@@ -67,12 +66,16 @@ class CassettePlan:
     backend: str
     record_mode: str
     """pytest-recording's ``--record-mode``; ``none`` replays only."""
+    recorder: Any = None
+    """The ``vcr.VCR`` to record with (``new_recorder()``, after pytest-recording's
+    ``pytest_recording_configure`` hook saw it); None builds a fresh one per cassette."""
 
     @contextmanager
     def scope(self, group: str, name: str) -> Iterator[CassetteUse]:
         """Record to or replay from the cassette of ``name`` in ``group`` for the block."""
         path = cassette_file(self.root, self.backend, group, name)
-        with use_cassette(path, record_mode=self.record_mode, backend=self.backend) as use:
+        with use_cassette(path, record_mode=self.record_mode, backend=self.backend,
+                          recorder=self.recorder) as use:
             yield use
 
 
@@ -107,7 +110,8 @@ def cassette_size(root: Path) -> tuple[int, int]:
 
 
 @contextmanager
-def use_cassette(path: Path, *, record_mode: str, backend: str) -> Iterator[CassetteUse]:
+def use_cassette(path: Path, *, record_mode: str, backend: str,
+                 recorder: Any = None) -> Iterator[CassetteUse]:
     """Record to or replay from ``path`` every HTTP call the anthropic SDK makes in the block."""
     if record_mode not in RECORD_MODES:
         raise ValueError(f"record mode {record_mode!r} is not one of {', '.join(RECORD_MODES)}")
@@ -126,7 +130,7 @@ def use_cassette(path: Path, *, record_mode: str, backend: str) -> Iterator[Cass
         # its first run: adding a question is adding a file.
         vcr_mode = "once"
     persister = _AtomicPersister(fresh=fresh)
-    context = _recorder().use_cassette(
+    context = (recorder or new_recorder()).use_cassette(
         str(path), record_mode=vcr_mode, persister=persister,
         # A half-finished block must not leave a partial "once" cassette that later replays
         # miss on, nor replace a good file on "all"; new_episodes keeps whatever it paid for.
@@ -191,14 +195,31 @@ def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
     return response
 
 
+def cassette_miss(error: BaseException) -> str | None:
+    """What went wrong when ``error`` (or an exception it was raised from) is a replay that
+    found no recorded response for a request; None for any other failure."""
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, CannotOverwriteExistingCassetteException):
+            path = getattr(getattr(current, "cassette", None), "path", None)
+            where = f" in cassette {path}" if path else ""
+            return f"no recorded response matches this request (cassette miss){where}"
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def _same_body(new: Any, recorded: Any) -> None:
     """vcrpy matcher: the two requests' body digests are equal (raises AssertionError if not)."""
     if body_digest(new.body_bytes) != body_digest(recorded.body_bytes):
         raise AssertionError("the request bodies differ (compared by digest)")
 
 
-@functools.cache
-def _recorder() -> Any:
+def new_recorder() -> Any:
+    """A ``vcr.VCR`` matching on method, path and body digest, scrubbing what it stores."""
     import vcr
 
     recorder = vcr.VCR(

@@ -130,7 +130,13 @@ class _Failure:
     retry_after: float | None
 
 
-def _classify(exc: Exception, timeout_s: float) -> _Failure | None:
+#: Names a failure raised beneath the SDK by a layer of the caller's (a cassette with no
+#: recording of the request); None for every other failure.
+LocalFailure = Callable[[BaseException], "str | None"]
+
+
+def _classify(exc: Exception, timeout_s: float,
+              local_failure: LocalFailure | None = None) -> _Failure | None:
     """What an exception from an SDK call means for the retry loop; None: not the SDK's."""
     import anthropic
 
@@ -141,32 +147,16 @@ def _classify(exc: Exception, timeout_s: float) -> _Failure | None:
     if isinstance(exc, anthropic.APITimeoutError):
         return _Failure(None, f"no response within {timeout_s:g} s", True, None)
     if isinstance(exc, anthropic.APIConnectionError):
-        miss = _cassette_miss(exc)
-        if miss is not None:
+        local = local_failure(exc) if local_failure is not None else None
+        if local is not None:
             # Replaying the same request cannot find a different recording: retrying only waits.
-            return _Failure(None, miss, False, None)
+            return _Failure(None, local, False, None)
         return _Failure(None, f"connection failed: {exc.__cause__ or exc.message}", True, None)
     if isinstance(exc, anthropic.AnthropicError):
         return _Failure(None, str(exc) or type(exc).__name__, False, None)
     if isinstance(exc, ValueError):
         # The SDK lets a 2xx body that is not JSON escape as a bare JSONDecodeError.
         return _Failure(None, f"unreadable response: {exc}", False, None)
-    return None
-
-
-def _cassette_miss(exc: BaseException) -> str | None:
-    """The message for a vcrpy cassette miss in ``exc``'s cause chain; None if there is none."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        # Matched by class name: importing vcr here would load it for every client.
-        if any(cls.__name__ == "CannotOverwriteExistingCassetteException"
-               for cls in type(current).__mro__):
-            path = getattr(getattr(current, "cassette", None), "path", None)
-            where = f" in cassette {path}" if path else ""
-            return f"no recorded response matches this request (cassette miss){where}"
-        current = current.__cause__ or current.__context__
     return None
 
 
@@ -205,7 +195,8 @@ class ModelClient:
     def __init__(self, config: ClientConfig, ledger: Ledger, *,
                  sleep: Callable[[float], None] = time.sleep,
                  random: Callable[[], float] = _random.random,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 local_failure: LocalFailure | None = None) -> None:
         if config.backend == "reference" and not config.base_url:
             raise BackendConfigError("the reference backend needs the base_url of a running "
                                      "ReferenceBackend")
@@ -214,6 +205,7 @@ class ModelClient:
         self.config = config
         self.ledger = ledger
         self._sleep, self._random, self._clock = sleep, random, clock
+        self._local_failure = local_failure
         self._lock = threading.Lock()
         self._sdk_client: anthropic.Anthropic | None = None
 
@@ -253,7 +245,7 @@ class ModelClient:
             try:
                 return request(sdk), max(0.0, self._clock() - started)
             except Exception as exc:
-                failure = _classify(exc, self.config.timeout_s)
+                failure = _classify(exc, self.config.timeout_s, self._local_failure)
                 if failure is None:
                     raise
                 spent += self._clock() - started

@@ -57,14 +57,16 @@ def legalbench_index(legalbench_settings: Settings,
 @pytest.fixture(scope="session")
 def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings,
                       legalbench_documents: tuple[Document, ...],
-                      legalbench_index: tuple[DocumentIndex, ...]) -> Iterator[Benchmark]:
+                      legalbench_index: tuple[DocumentIndex, ...], record_mode: str,
+                      disable_recording: bool) -> Iterator[Benchmark]:
     """The session's benchmark: one item runner per product over the corpus, one client and
-    (offline) the reference server, closed even when items fail."""
+    (offline) the reference server, closed even when items fail. Cassettes follow
+    pytest-recording's ``--record-mode`` and ``--disable-recording``."""
     import dataclasses
     import os
 
     from pytest_legalbench.gandr.settings import with_overrides
-    from pytest_legalbench.llm.cassettes import CassettePlan
+    from pytest_legalbench.llm.cassettes import CassettePlan, cassette_miss, new_recorder
     from pytest_legalbench.llm.client import ModelClient, resolve_backend
     from pytest_legalbench.llm.ledger import Ledger
     from pytest_legalbench.run.backend import open_backend
@@ -77,11 +79,15 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     if settings.base_url:
         config = dataclasses.replace(config, base_url=settings.base_url)
     retrieval = settings.mode_settings
-    plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
-                        # pytest-recording's --record-mode; unset means replay only.
-                        record_mode=pytestconfig.getoption("record_mode", None) or "none")
+    plan = None
+    if not disable_recording:
+        recorder = new_recorder()
+        # A conftest's pytest_recording_configure (custom matchers, persisters) sees ours too.
+        pytestconfig.hook.pytest_recording_configure(config=pytestconfig, vcr=recorder)
+        plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
+                            record_mode=record_mode, recorder=recorder)
     with open_backend(config, retrieval.context_window) as live, \
-            ModelClient(live, Ledger()) as client:
+            ModelClient(live, Ledger(), local_failure=cassette_miss) as client:
         yield Benchmark([
             QaRunner(legalbench_documents, legalbench_index, client,
                      QaSettings(answer_model=settings.answer_model,
