@@ -62,7 +62,30 @@ _EXPORTS = {
     "build_mode": "pytest_legalbench.modes.registry",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+__all__ = [
+    "__version__",
+    "Call",
+    "Corpus",
+    "Document",
+    "DocumentIndex",
+    "Evidence",
+    "GandrRecord",
+    "ItemRecord",
+    "Ledger",
+    "Mode",
+    "ModeSettings",
+    "ModeUnavailable",
+    "ModelClient",
+    "Node",
+    "Provision",
+    "Question",
+    "Record",
+    "Retrieval",
+    "Settings",
+    "Summary",
+    "Usage",
+    "build_mode",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -137,6 +137,8 @@ def test_the_public_names_resolve_to_their_defining_modules() -> None:
 
     import pytest_legalbench
 
+    assert sorted(pytest_legalbench.__all__) == sorted(["__version__",
+                                                        *pytest_legalbench._EXPORTS])
     for name in pytest_legalbench.__all__:
         value = getattr(pytest_legalbench, name)
         if name != "__version__":

@@ -139,8 +139,8 @@ def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> No
 @pytest.mark.parametrize(("given", "message"), [
     ({"k": "0"}, "--legalbench-top-k='0': expected a whole number of at least 1"),
     ({"scan_budget_tokens": "lots"}, "--legalbench-scan-budget='lots': expected a whole"),
-    ({"cross_encoder": "/no/such/folder"}, "--legalbench-cross-encoder='/no/such/folder' is "
-                                           "not a folder"),
+    ({"cross_encoder": "/no/such/folder"},
+     "--legalbench-cross-encoder='/no/such/folder' is not a folder"),
 ])
 def test_bad_retrieval_settings_name_the_option(given: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message.replace("(", r"\(")):
