@@ -63,7 +63,6 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "__version__",
     "Call",
     "Corpus",
     "Document",
@@ -84,6 +83,7 @@ __all__ = [
     "Settings",
     "Summary",
     "Usage",
+    "__version__",
     "build_mode",
 ]
 
