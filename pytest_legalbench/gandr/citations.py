@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-#: One canonical marker; group ``ids`` holds everything after the colon.
-CITE_MARKER = re.compile(r"\{\s*cite\s*:(?P<ids>[^{}]*)\}", re.IGNORECASE)
+from pytest_legalbench.gandr.wire import CITE_MARKER, CORPUS_PREFIX
 
 #: Non-ASCII brackets folded before the normalised re-score. Each family keeps its shape where
 #: it has one: curly forms -> ``{}``, round and angle forms -> ``()``, square, lenticular,
@@ -47,7 +46,7 @@ QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb\u2039\u203a"
 
 _CLOSE_OF = {"{": "}", "[": "]", "(": ")"}
 _OPEN_OF = {close: open_ for open_, close in _CLOSE_OF.items()}
-_CORPUS_PREFIX = re.compile(r"corpus:", re.IGNORECASE)
+_CORPUS_PREFIX = re.compile(re.escape(CORPUS_PREFIX), re.IGNORECASE)
 _CITE_PREFIX = re.compile(r"cite\s*:", re.IGNORECASE)
 _NESTED_CITE = re.compile(r"(?<![A-Za-z])cite\s*:", re.IGNORECASE)
 
@@ -60,7 +59,7 @@ def strip_prefix(identifier: str) -> str:
     """Drop surrounding whitespace and one leading ``corpus:`` (any case) from an id."""
     text = identifier.strip()
     if _CORPUS_PREFIX.match(text):
-        text = text[len("corpus:"):].strip()
+        text = text[len(CORPUS_PREFIX):].strip()
     return text
 
 

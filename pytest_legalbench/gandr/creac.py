@@ -7,16 +7,13 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from pytest_legalbench.gandr.citations import CITE_MARKER
-
-#: The five blocks of a memo, in order.
-BLOCK_LABELS: tuple[str, ...] = ("CONCLUSION", "RULE", "EXPLANATION", "APPLICATION", "CONCLUSION")
+from pytest_legalbench.gandr.wire import BLOCK_LABELS, CITE_MARKER
 
 # A label opens a line (after optional indentation and markdown heading hashes) and may be
 # wrapped in emphasis: ``**[RULE]**``, ``## _[APPLICATION]_``.
 _LABEL = re.compile(
     r"^[ \t]*(?:\#{1,6}[ \t]*)?(?P<em>\*{1,3}|_{1,3})?"
-    r"\[(?P<label>CONCLUSION|RULE|EXPLANATION|APPLICATION)\](?P=em)?",
+    rf"\[(?P<label>{'|'.join(dict.fromkeys(BLOCK_LABELS))})\](?P=em)?",
     re.IGNORECASE | re.MULTILINE,
 )
 

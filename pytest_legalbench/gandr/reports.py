@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_legalbench.gandr.tool_specs import RUBRIC_DIMENSIONS
+from pytest_legalbench.gandr.wire import RUBRIC_DIMENSIONS
 from pytest_legalbench.stats.agreement import AUDIT_LABELS
 
 

@@ -4,19 +4,18 @@ correctness and equivalence judges. Outputs that do not conform are "no result",
 
 from __future__ import annotations
 
+from pytest_legalbench.gandr.wire import (
+    AUDIT_BLOCKS,
+    AUDIT_LABELS,
+    CLAIM_AUDIT_TOOL,
+    CORRECTNESS_TOOL,
+    CRITIC_TOOL,
+    DECISIONS,
+    EQUIVALENCE_TOOL,
+    RUBRIC_DIMENSIONS,
+    RUBRIC_TOOL,
+)
 from pytest_legalbench.llm.client import ToolSpec
-from pytest_legalbench.stats.agreement import AUDIT_LABELS
-
-#: The six rubric dimensions, in the order reports list them.
-RUBRIC_DIMENSIONS = ("AFL", "AC", "CI", "DTC", "CEA", "FS")
-DECISIONS = ("PASS", "REWRITE")
-AUDIT_BLOCKS = ("EXPLANATION", "APPLICATION")
-
-CLAIM_AUDIT_TOOL = "record_claim_audit"
-RUBRIC_TOOL = "record_rubric_scores"
-CRITIC_TOOL = "record_critic_decision"
-CORRECTNESS_TOOL = "record_correctness"
-EQUIVALENCE_TOOL = "record_equivalence"
 
 _SCORE = {"type": "integer", "enum": [1, 2, 3, 4, 5]}
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from pytest_legalbench.gandr.citations import CITE_MARKER
-from pytest_legalbench.gandr.creac import split_blocks
 from pytest_legalbench.reference_backend.identity import without_note
 from pytest_legalbench.reference_backend.judging import declines
 from pytest_legalbench.reference_backend.lexical import split_sentences
+from pytest_legalbench.reference_backend.markers import without_markers
+from pytest_legalbench.reference_backend.memo_reading import split_blocks
 
 _LEADING_POLARITY = re.compile(r"^\W*(?P<word>yes|no|true|false)\b", re.IGNORECASE)
 # Words that turn a statement into its negation ("don't" and the like end in "n't").
@@ -27,7 +27,7 @@ def plain(answer: str) -> str:
     blocks = split_blocks(text)
     # A label such as "[RULE]" would otherwise read as a bracketed citation of "RULE".
     body = "\n".join(block.text for block in blocks) if blocks else text
-    return " ".join(CITE_MARKER.sub(" ", body).split())
+    return " ".join(without_markers(body).split())
 
 
 def conclusion_of(answer: str) -> str:
@@ -37,7 +37,7 @@ def conclusion_of(answer: str) -> str:
     for block in split_blocks(text):
         if block.label == "CONCLUSION" and plain(block.text):
             return plain(block.text)
-    sentences = split_sentences(CITE_MARKER.sub(" ", text))
+    sentences = split_sentences(without_markers(text))
     return sentences[0].text if sentences else ""
 
 

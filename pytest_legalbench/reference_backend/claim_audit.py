@@ -16,12 +16,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_legalbench.gandr.citations import CITE_MARKER, strip_prefix
-from pytest_legalbench.gandr.creac import claims, split_blocks
-from pytest_legalbench.gandr.tool_specs import AUDIT_BLOCKS, CLAIM_AUDIT_TOOL
+from pytest_legalbench.gandr.wire import (
+    AUDIT_BLOCKS,
+    CLAIM_AUDIT_TOOL,
+    MISCITED,
+    PARTIAL,
+    SUPPORTED,
+    UNSUPPORTED,
+)
 from pytest_legalbench.reference_backend.gandr_prompt import ShownPassage, fenced, shown_passages
 from pytest_legalbench.reference_backend.identity import with_note
 from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences
+from pytest_legalbench.reference_backend.markers import (
+    find_markers,
+    without_corpus_prefix,
+    without_markers,
+)
+from pytest_legalbench.reference_backend.memo_reading import claims, split_blocks
 from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: "(Nearly) all" of a claim: a quoted sentence scores 1.0, and one term in ten may be the
@@ -62,25 +73,25 @@ def _span(wanted: set[str], passage: ShownPassage | None) -> str:
 
 def label_claim(claim: str, cited_id: str, passages: Sequence[ShownPassage]) -> ClaimLabel:
     """Label one claim against the passage it cites and the other shown passages."""
-    wanted = set(content_terms(CITE_MARKER.sub(" ", claim)))
+    wanted = set(content_terms(without_markers(claim)))
     if not wanted:
-        return ClaimLabel("UNSUPPORTED", "", "the claim states nothing that can be checked")
+        return ClaimLabel(UNSUPPORTED, "", "the claim states nothing that can be checked")
     if not cited_id:
-        return ClaimLabel("UNSUPPORTED", "", "the claim cites no passage")
-    by_id = {strip_prefix(p.passage_id): p for p in passages}
-    cited = by_id.get(strip_prefix(cited_id))
+        return ClaimLabel(UNSUPPORTED, "", "the claim cites no passage")
+    by_id = {without_corpus_prefix(p.passage_id): p for p in passages}
+    cited = by_id.get(without_corpus_prefix(cited_id))
     share = _share(wanted, cited)
     span = _span(wanted, cited)
     where = (f"{share:.0%} of its content terms are in {cited_id}" if cited is not None
              else f"it cites {cited_id}, which is not a retrieved passage")
     if share >= SUPPORTED_SHARE:
-        return ClaimLabel("SUPPORTED", span, where)
+        return ClaimLabel(SUPPORTED, span, where)
     others = [p for p in passages if p is not cited and _share(wanted, p) >= SUPPORTED_SHARE]
     if others:
-        return ClaimLabel("MISCITED", span, f"{where}; {others[0].passage_id} states it")
+        return ClaimLabel(MISCITED, span, f"{where}; {others[0].passage_id} states it")
     if share >= PARTIAL_SHARE:
-        return ClaimLabel("PARTIAL", span, f"{where}; the rest goes beyond it")
-    return ClaimLabel("UNSUPPORTED", span, f"{where}; no retrieved passage states it")
+        return ClaimLabel(PARTIAL, span, f"{where}; the rest goes beyond it")
+    return ClaimLabel(UNSUPPORTED, span, f"{where}; no retrieved passage states it")
 
 
 def audit_claims(memo: str, passages: Sequence[ShownPassage]) -> list[dict[str, object]]:
@@ -90,9 +101,9 @@ def audit_claims(memo: str, passages: Sequence[ShownPassage]) -> list[dict[str, 
         if block.label not in AUDIT_BLOCKS:
             continue
         for claim in claims(block.text):
-            marker = CITE_MARKER.search(claim)
-            ids = [strip_prefix(i) for i in marker.group("ids").split(";")] if marker else []
-            cited_id = next((i for i in ids if i), "")
+            # The claim's first marker names its passage: its first id, if it names any.
+            markers = find_markers(claim)
+            cited_id = next(iter(markers[0].ids), "") if markers else ""
             found = label_claim(claim, cited_id, passages)
             audited.append({"claim_id": len(audited) + 1, "block": block.label,
                             "claim": claim, "cited_id": cited_id,

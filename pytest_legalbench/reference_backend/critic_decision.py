@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_legalbench.gandr.tool_specs import CRITIC_TOOL, RUBRIC_DIMENSIONS
+from pytest_legalbench.gandr.wire import AUDIT_LABELS, CRITIC_TOOL, RUBRIC_DIMENSIONS, SUPPORTED
 from pytest_legalbench.reference_backend.identity import with_note
 from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
@@ -25,8 +25,9 @@ _MIN_BAR = re.compile(r"none below\s+(?P<value>\d+(?:\.\d+)?)")
 _SUPPORTED = re.compile(r"(?P<supported>\d+) of (?P<total>\d+) claims SUPPORTED")
 _PERCENT = re.compile(r"(?P<value>\d+(?:\.\d+)?)% verified")
 # The id may hold brackets ("doc:2.1(a)"), so it runs up to the ") LABEL" that closes it.
+_FLAGS = [label for label in AUDIT_LABELS if label != SUPPORTED]
 _FLAGGED = re.compile(r"claim (?P<number>\d+) \((?P<block>[A-Z]+), cites (?P<cited>.+?)\) "
-                      r"(?P<label>PARTIAL|UNSUPPORTED|MISCITED)\b")
+                      rf"(?P<label>{'|'.join(_FLAGS)})\b")
 _SCORE = re.compile(r"\b(?P<name>" + "|".join(RUBRIC_DIMENSIONS) + r") (?P<score>[1-5])/5")
 _MEAN_MIN = re.compile(r"mean (?P<mean>\d+(?:\.\d+)?), minimum (?P<minimum>\d+)")
 

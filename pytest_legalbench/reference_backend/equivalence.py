@@ -9,7 +9,7 @@ explicit yes or no must agree on it. Otherwise they are equivalent when they sha
 
 from __future__ import annotations
 
-from pytest_legalbench.gandr.tool_specs import EQUIVALENCE_TOOL
+from pytest_legalbench.gandr.wire import EQUIVALENCE_TOOL
 from pytest_legalbench.reference_backend.answer_reading import (
     conclusion_of,
     declines,

@@ -1,17 +1,19 @@
 """The correctness judge played by rule: how much of the reference answer the graded answer
 carries, mapped onto the scores the forced tool's schema allows.
 
-By the reference's kind (``correctness_rules.reference_kind``):
+By the reference's kind (``reference_reading.reference_kind``):
 
 - a reference that declines or says the documents are silent: the top score when the answer
   declines too, else the lowest; an answer that declines against any other reference scores
   the lowest;
-- ``binary``: the top score when the answer's conclusion reads as the same yes or no
+- ``yes-no``: the top score when the answer's conclusion reads as the same yes or no
   (``answer_reading.polarity``), else the lowest;
-- ``citation``: the top score when the answer names the provision, in its text or as the
+- ``provision``: the top score when the answer names the provision, in its text or as the
   clause part of a cited passage id ("doc:2.1" names 2.1), else the lowest;
-- ``numeric``: the answer's figure closest to the reference, scored by closeness;
-- ``open``: the share of the reference's key content covered (its content terms that the
+- ``figure``: the answer's figure closest to the reference, scored by closeness (the bands
+  the judge's prompt states: exact 5, within 1% 4, within 10% 3, the right order of
+  magnitude 2, otherwise 1);
+- ``other``: the share of the reference's key content covered (its content terms that the
   question does not already hold, and its figures, dates and clause references), in bands.
 """
 
@@ -22,14 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pytest_legalbench.gandr.citations import CITE_MARKER, strip_prefix
-from pytest_legalbench.gandr.correctness_rules import (
-    ALLOWED_SCORES,
-    closeness_score,
-    figure,
-    reference_kind,
-)
-from pytest_legalbench.gandr.tool_specs import CORRECTNESS_TOOL
+from pytest_legalbench.gandr.wire import CORRECTNESS_TOOL
 from pytest_legalbench.reference_backend.answer_reading import (
     conclusion_of,
     declines,
@@ -47,11 +42,20 @@ from pytest_legalbench.reference_backend.facts import (
 from pytest_legalbench.reference_backend.gandr_prompt import fenced, section
 from pytest_legalbench.reference_backend.identity import with_note, without_note
 from pytest_legalbench.reference_backend.lexical import content_terms
+from pytest_legalbench.reference_backend.markers import cited_ids
+from pytest_legalbench.reference_backend.reference_reading import (
+    ReferenceKind,
+    figure,
+    reference_kind,
+)
 from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: Coverage of the reference's key content at or above each bound earns the score beside it.
 COVERAGE_BANDS = ((0.8, 5), (0.6, 4), (0.4, 3), (0.2, 2))
 _LOWEST, _HIGHEST = 1, 5
+# Without a score enum in the tool's schema: a yes or no, or a provision, is right or wrong.
+_ALL_OR_NOTHING = (_LOWEST, _HIGHEST)
+_ANY_SCORE = (1, 2, 3, 4, 5)
 # Candidate figures: an optional currency, a number, an optional scale word and percent sign;
 # ``figure`` then decides which candidates are figures.
 _FIGURE_SPAN = re.compile(
@@ -72,11 +76,10 @@ class Grade:
 def _cited_clauses(answer: str) -> list[str]:
     """``doc|clause`` keys of the passage ids the answer cites (``DOC:LOCAL`` ids)."""
     keys = []
-    for marker in CITE_MARKER.finditer(answer):
-        for cited in marker.group("ids").split(";"):
-            doc, _, local = strip_prefix(cited).partition(":")
-            if local:
-                keys.append(f"{doc}|{clause_key(local)}")
+    for cited in cited_ids(answer):
+        doc, _, local = cited.partition(":")
+        if local:
+            keys.append(f"{doc}|{clause_key(local)}")
     return keys
 
 
@@ -142,6 +145,22 @@ def figures_in(text: str) -> list[tuple[str, Decimal]]:
     return found
 
 
+def closeness(expected: Decimal, given: Decimal) -> int:
+    """Score ``given`` 1-5 by how near it is to ``expected``; every bound is inclusive."""
+    if given == expected:
+        return 5
+    if expected == 0:
+        return 1
+    size, miss = abs(expected), abs(given - expected)
+    # Multiplied out rather than divided, so that "exactly 1% off" is never lost to rounding.
+    if miss * 100 <= size:
+        return 4
+    if miss * 10 <= size:
+        return 3
+    same_side = (given > 0) == (expected > 0) and given != 0
+    return 2 if same_side and abs(given) * 10 >= size and abs(given) <= size * 10 else 1
+
+
 def _numeric(reference: str, answer: str) -> Grade:
     expected = figure(reference)
     if expected is None:
@@ -150,11 +169,11 @@ def _numeric(reference: str, answer: str) -> Grade:
     if not candidates:
         return Grade(_LOWEST, f"The answer gives no figure; the reference is {reference.strip()}.")
 
-    def closeness(item: tuple[str, Decimal]) -> tuple[int, Decimal]:
-        return closeness_score(expected, item[1]), -abs(item[1] - expected)
+    def nearness(item: tuple[str, Decimal]) -> tuple[int, Decimal]:
+        return closeness(expected, item[1]), -abs(item[1] - expected)
 
-    written, value = max(candidates, key=closeness)
-    return Grade(closeness_score(expected, value),
+    written, value = max(candidates, key=nearness)
+    return Grade(closeness(expected, value),
                  f"The answer's figure closest to the reference {reference.strip()} is "
                  f"{written}.", written)
 
@@ -171,17 +190,18 @@ def grade(question: str, reference: str, answer: str) -> Grade:
     if declines(text):
         return Grade(_LOWEST, "The answer declines, but the reference gives an answer.")
     kind = reference_kind(reference)
-    if kind == "binary":
+    if kind == "yes-no":
         return _binary(reference, text)
-    if kind == "citation":
+    if kind == "provision":
         return _citation(reference, text)
-    if kind == "numeric":
+    if kind == "figure":
         return _numeric(reference, text)
     return _open(question, reference, text)
 
 
-def allowed_scores(schema: Mapping[str, object] | None, kind: str) -> tuple[int, ...]:
-    """The ``score`` enum of the forced tool's schema, else the kind's allowed scores."""
+def allowed_scores(schema: Mapping[str, object] | None, kind: ReferenceKind) -> tuple[int, ...]:
+    """The ``score`` enum of the forced tool's schema, as a model reads it; without one, 1 or
+    5 for a yes-no or provision reference and any score otherwise."""
     properties = schema.get("properties") if schema is not None else None
     field = properties.get("score") if isinstance(properties, Mapping) else None
     enum = field.get("enum") if isinstance(field, Mapping) else None
@@ -189,7 +209,7 @@ def allowed_scores(schema: Mapping[str, object] | None, kind: str) -> tuple[int,
         scores = tuple(v for v in enum if isinstance(v, int) and not isinstance(v, bool))
         if scores:
             return scores
-    return ALLOWED_SCORES[kind]
+    return _ALL_OR_NOTHING if kind in ("yes-no", "provision") else _ANY_SCORE
 
 
 def fitted(score: int, allowed: Sequence[int]) -> int:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from pytest_legalbench.gandr.tool_specs import (
+from pytest_legalbench.gandr.wire import (
     CLAIM_AUDIT_TOOL,
     CORRECTNESS_TOOL,
     CRITIC_TOOL,

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from pytest_legalbench.gandr.citations import CITE_MARKER, grounding
-from pytest_legalbench.gandr.creac import claims
 from pytest_legalbench.reference_backend.gandr_prompt import (
     conversation_passages,
     conversation_question,
@@ -19,6 +17,8 @@ from pytest_legalbench.reference_backend.gandr_prompt import (
 from pytest_legalbench.reference_backend.identity import without_note
 from pytest_legalbench.reference_backend.judging import declines
 from pytest_legalbench.reference_backend.lexical import STOP_WORDS, content_terms, stem
+from pytest_legalbench.reference_backend.markers import has_marker, unresolved_ids
+from pytest_legalbench.reference_backend.memo_reading import claims
 from pytest_legalbench.reference_backend.wire import MessagesRequest
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]")
@@ -66,14 +66,13 @@ def draft_problems(draft: str, passage_ids: list[str]) -> list[str]:
     text = without_note(draft)
     if not text:
         return ["The draft is empty."]
-    report = grounding(text, passage_ids)
     problems = [f"The marker {{cite: {cited}}} matches no passage id." if cited else
-                "A {cite: } marker names no id." for cited in report.unresolved]
-    if declines(text) and not report.citations:
+                "A {cite: } marker names no id." for cited in unresolved_ids(text, passage_ids)]
+    if declines(text) and not has_marker(text):
         # A refusal states no fact of the passages, so it needs no marker.
         return problems
     for claim in claims(text):
-        if not CITE_MARKER.search(claim) and content_terms(claim):
+        if not has_marker(claim) and content_terms(claim):
             problems.append(f"No {{cite: ID}} marker after: \"{_quoted(claim)}\"")
     return problems
 

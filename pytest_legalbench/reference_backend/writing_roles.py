@@ -4,8 +4,8 @@ A request is dispatched on its ``Output format:`` line (see ``gandr_prompt``); a
 without one is not a GANDR writing call and is left to the plain extractive answerer.
 Every statement written here is a sentence quoted from a shown passage and followed by that
 passage's ``{cite: ID}``, so what the writer says is grounded by construction; sentences are
-cut into pieces the way ``creac.claims`` cuts them, each piece carrying the marker, so a claim
-audit of the output finds every claim cited. When no sentence passes the ranking, the answer
+cut into claims (``memo_reading.claims``), each piece carrying the marker, so a claim audit
+of the output finds every claim cited. When no sentence passes the ranking, the answer
 is the refusal sentence.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from pytest_legalbench.gandr.creac import claims
+from pytest_legalbench.gandr.wire import AUDIT_LABELS, SUPPORTED
 from pytest_legalbench.llm.prompts import REFUSAL
 from pytest_legalbench.reference_backend.gandr_prompt import (
     ShownPassage,
@@ -23,6 +23,7 @@ from pytest_legalbench.reference_backend.gandr_prompt import (
     output_format,
     section,
 )
+from pytest_legalbench.reference_backend.memo_reading import claims
 from pytest_legalbench.reference_backend.passage_evidence import (
     Evidence,
     best_sentence,
@@ -34,7 +35,8 @@ from pytest_legalbench.reference_backend.passage_evidence import (
 from pytest_legalbench.reference_backend.staged_roles import plan, review
 from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
-_FLAG_LABEL = re.compile(r"\b(?:UNSUPPORTED|PARTIAL|MISCITED)\b")
+_FLAG_LABEL = re.compile(
+    rf"\b(?:{'|'.join(label for label in AUDIT_LABELS if label != SUPPORTED)})\b")
 _PASSAGE_END = "</passage>"
 # A refusal memo still names where it looked: the first passages, as retrieval ranked them.
 _PASSAGES_NAMED_ON_REFUSAL = 2

@@ -11,14 +11,14 @@ import math
 import re
 from collections import defaultdict
 
-from pytest_legalbench.gandr.citations import CITE_MARKER
-from pytest_legalbench.gandr.creac import Block, claims, split_blocks
-from pytest_legalbench.gandr.tool_specs import AUDIT_BLOCKS, RUBRIC_DIMENSIONS, RUBRIC_TOOL
+from pytest_legalbench.gandr.wire import AUDIT_BLOCKS, RUBRIC_DIMENSIONS, RUBRIC_TOOL
 from pytest_legalbench.reference_backend.answer_reading import conclusion_of, plain
 from pytest_legalbench.reference_backend.facts import extract_facts
 from pytest_legalbench.reference_backend.gandr_prompt import fenced
 from pytest_legalbench.reference_backend.identity import with_note, without_note
 from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences
+from pytest_legalbench.reference_backend.markers import has_marker, without_markers
+from pytest_legalbench.reference_backend.memo_reading import Block, claims, split_blocks
 from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 
 #: The closing conclusion "repeats" the opening one when it keeps this share of its terms.
@@ -91,7 +91,7 @@ def conclusion_isolation(text: str, blocks: tuple[Block, ...]) -> int:
         return 1
     score = 5 if len(conclusions) > 1 else 3
     for block in conclusions:
-        if CITE_MARKER.search(block.text) or len(claims(block.text)) > 1:
+        if has_marker(block.text) or len(claims(block.text)) > 1:
             score -= 1
     return max(1, score)
 
@@ -101,7 +101,7 @@ def terminology_consistency(text: str) -> int:
     consistent about); otherwise 5 minus one per inconsistency, at least 1. Inconsistencies:
     a clause number written with two different words ("Section 2.1", "clause 2.1"), and a
     quoted defined term used elsewhere in another capitalisation ("Territory", "territory")."""
-    body = CITE_MARKER.sub(" ", text)
+    body = without_markers(text)
     words_by_number: defaultdict[str, set[str]] = defaultdict(set)
     for match in _CLAUSE_REFERENCE.finditer(body):
         word = match.group("word").lower().rstrip("s") if match.group("word") != "§" else "§"
@@ -127,7 +127,7 @@ def evidence_alignment(text: str, blocks: tuple[Block, ...]) -> int:
         found = list(claims(text))
     if not found:
         return 1
-    share = sum(1 for claim in found if CITE_MARKER.search(claim)) / len(found)
+    share = sum(1 for claim in found if has_marker(claim)) / len(found)
     return 1 + math.floor(4 * share + 0.5)
 
 
