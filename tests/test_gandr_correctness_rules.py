@@ -162,3 +162,9 @@ def test_kind_and_figure_never_raise(text: str) -> None:
     kind = reference_kind(text)
     assert kind in ALLOWED_SCORES
     assert (figure(text) is not None) <= (kind in ("numeric", "citation", "binary"))
+
+
+def test_a_run_of_capitals_before_a_section_sign_is_read_in_one_pass() -> None:
+    # Sixty capitals would take the old pattern about 2**60 steps to refuse.
+    assert reference_kind("A" * 60 + " x § 4") == "open"
+    assert reference_kind("Code§ 12") == reference_kind("28 U.S.C. § 1332") == "citation"

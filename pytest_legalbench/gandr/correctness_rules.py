@@ -40,7 +40,9 @@ _CITATIONS = (
     re.compile(rf"§\s*{_PROVISION}"),
     re.compile(rf"{_PROVISION_WORD}{_PROVISION}"),
     # A code or statute before the section sign: "28 U.S.C. § 1332", "Cal. Civ. Code § 1542".
-    re.compile(rf"(?:\d+\s+)?(?:[A-Z][A-Za-z]*\.?\s*)+§\s*{_PROVISION}"),
+    # Each word ends in a full stop, a space or the section sign, so a run of capitals splits
+    # one way only (an optional ending lets the engine try every split: exponential time).
+    re.compile(rf"(?:\d+\s+)?(?:[A-Z][A-Za-z]*(?:\.\s*|\s+|(?=§)))+§\s*{_PROVISION}"),
     # Federal rules: "Fed. R. Civ. P. 23(b)(3)", "Fed. R. Evid. 803".
     re.compile(rf"Fed\.\s*R\.\s*(?:[A-Z][a-z]*\.\s*)+{_PROVISION}"),
 )
