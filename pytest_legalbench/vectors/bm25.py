@@ -1,0 +1,78 @@
+"""Okapi BM25 as a sparse matrix: the scores of ``rank_bm25.BM25Okapi``, in milliseconds.
+
+rank_bm25 scores a query by walking every document's term dictionary once per query word,
+which is seconds on a corpus of 57,000 provisions. Here the per-term, per-text weights
+``tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / mean length))`` are computed once into a
+term-by-text sparse matrix, and a query's scores are one sparse product with its word counts
+times their idf. The parameters and the idf floor are rank_bm25's: ``k1 = 1.5``, ``b = 0.75``,
+and a word in more than half the texts (negative idf) gets ``epsilon * mean idf`` with
+``epsilon = 0.25``. A query word counts as often as it is written, as in rank_bm25.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+K1 = 1.5
+B = 0.75
+EPSILON = 0.25
+
+
+class SparseBM25:
+    """BM25 scores of queries against a fixed list of tokenised texts."""
+
+    def __init__(self, texts: Sequence[Sequence[str]], *, k1: float = K1, b: float = B,
+                 epsilon: float = EPSILON) -> None:
+        from scipy.sparse import csr_matrix
+
+        if not texts:
+            raise ValueError("BM25 needs at least one text")
+        self.size = len(texts)
+        vocabulary: dict[str, int] = {}
+        rows: list[int] = []
+        columns: list[int] = []
+        counts: list[int] = []
+        lengths = np.zeros(self.size, dtype=np.float64)
+        holding: Counter[int] = Counter()
+        for column, words in enumerate(texts):
+            lengths[column] = len(words)
+            for word, count in Counter(words).items():
+                row = vocabulary.setdefault(word, len(vocabulary))
+                rows.append(row)
+                columns.append(column)
+                counts.append(count)
+                holding[row] += 1
+        self.vocabulary = vocabulary
+        mean_length = float(lengths.sum()) / self.size
+        tf = np.asarray(counts, dtype=np.float64)
+        norm = k1 * (1 - b + b * lengths[np.asarray(columns, dtype=np.int64)] / mean_length)
+        weights = tf * (k1 + 1) / (tf + norm)
+        self._weights = csr_matrix((weights, (rows, columns)),
+                                   shape=(len(vocabulary), self.size))
+        self.idf = self._idf(holding, epsilon)
+
+    def _idf(self, holding: Counter[int], epsilon: float) -> NDArray[np.float64]:
+        idf = np.zeros(len(self.vocabulary), dtype=np.float64)
+        for row, held in holding.items():
+            idf[row] = math.log(self.size - held + 0.5) - math.log(held + 0.5)
+        # rank_bm25's floor: words in more than half the texts score a fraction of the mean.
+        floor = epsilon * (float(idf.sum()) / len(idf)) if len(idf) else 0.0
+        idf[idf < 0] = floor
+        return idf
+
+    def scores(self, query: Sequence[str]) -> NDArray[np.float64]:
+        """One score per text for the tokenised ``query`` (words not in any text add 0)."""
+        wanted = Counter(word for word in query if word in self.vocabulary)
+        if not wanted:
+            return np.zeros(self.size, dtype=np.float64)
+        rows = [self.vocabulary[word] for word in wanted]
+        factors = np.asarray([wanted[word] for word in wanted], dtype=np.float64)
+        factors *= self.idf[rows]
+        picked = self._weights[rows]
+        result: NDArray[np.float64] = np.asarray(picked.T @ factors, dtype=np.float64)
+        return result.reshape(self.size)
