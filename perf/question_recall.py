@@ -19,7 +19,8 @@ from pathlib import Path
 
 from pytest_legalbench.commands.cli import main as legalbench
 
-MODES = ("navembed:embed", "navembed:embed+xref", "navembed:hybrid", "navembed:titles",
+MODES = ("navembed:closure", "navembed:embed", "navembed:embed+xref", "navembed:hybrid",
+         "navembed:titles",
          "navindex")
 
 

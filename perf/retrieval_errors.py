@@ -43,7 +43,8 @@ from pytest_legalbench.plugin.settings import resolve_cache_dir
 from pytest_legalbench.results.evidence import Span, covered_runs, quote_found, quote_spans
 from pytest_legalbench.run.query import query_session
 
-MODES = ("navembed:chunks", "navembed:hybrid", "navembed:embed+xref", "navindex")
+MODES = ("navembed:chunks", "navembed:hybrid", "navembed:embed+xref", "navembed:closure",
+         "navindex")
 CLASSES = ("wrong transaction set", "wrong document", "right section, wrong granularity",
            "missing definition", "missing amendment or base provision",
            "missing cross-referenced clause", "ranked but cut by the budget", "not reached")
@@ -145,9 +146,10 @@ def _ranking(mode: object, question: str) -> list[str] | None:
     """The node-ranking strategies' full candidate order (None for other modes)."""
     order = getattr(mode, "order", None)
     nodes = getattr(mode, "nodes", None)
-    if order is None or nodes is None:
+    router = getattr(mode, "router", None)
+    if order is None or nodes is None or router is None:
         return None
-    positions, _, _ = order(question)
+    positions, _ = order(question, router.route(question))
     return [nodes[i].node_id for i in positions]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,7 @@ import pytest
 # process-wide state (numpy refuses a second load; vcr's patches and exception classes must be
 # the same objects in every test) are imported here, once, before any such run.
 import numpy  # noqa: F401  # isort: skip
+import scipy.sparse  # type: ignore[import-untyped]  # isort: skip
 import scipy.stats  # type: ignore[import-untyped]  # noqa: F401  # isort: skip
 import vcr  # isort: skip
 import vcr.persisters.filesystem  # noqa: F401  # isort: skip
@@ -40,3 +42,15 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.getbasetemp().parent / "legalbench-shared-cache"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+@pytest.fixture(scope="session")
+def transactions_corpus(corpus_root: Path, shared_cache: Path) -> Any:
+    """The transactions profile's documents and indexes (built once, through the shared cache)."""
+    from pytest_legalbench.ingest.selection import Selection, load_documents
+    from pytest_legalbench.modes.base import Corpus
+    from pytest_legalbench.navindex.corpus import build_indexes
+
+    documents = load_documents(Selection("transactions"), corpus_dir=corpus_root,
+                               cache_dir=shared_cache)
+    return Corpus(documents, build_indexes(documents, cache_dir=shared_cache), shared_cache)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.llm.client import ModelClient, resolve_backend
@@ -14,6 +18,8 @@ from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.reference_backend import ReferenceBackend
+from pytest_legalbench.vectors.embedding import Embedder, WeightedTexts
+from pytest_legalbench.vectors.lexical_index import tokenise
 
 LEASE_TEXT = """EQUIPMENT LEASE
 
@@ -101,3 +107,100 @@ def reference_client() -> Iterator[ModelClient]:
                                      base_url=backend.base_url, api_key="reference")
         with ModelClient(config, Ledger()) as client:
             yield client
+
+
+SUPPLY_TEXT = """SUPPLY AGREEMENT
+
+This Supply Agreement (this "Agreement") is made by Northwind Foods Inc. ("Buyer") and Ostara Mills GmbH ("Supplier").
+
+1. DEFINITIONS
+
+"Delivery Point" means the Buyer's warehouse in Rotterdam.
+
+"Minimum Volume" means 400 tonnes of flour in each calendar quarter.
+
+"Price" means the amount per tonne set out in Schedule A.
+
+2. SUPPLY
+
+2.1 Volumes. The Supplier shall deliver at least the Minimum Volume to the Delivery Point.
+
+2.2 Shortfall. If the Supplier delivers less than the Minimum Volume, Section 5.1 applies.
+
+3. PRICE AND PAYMENT
+
+3.1 Invoices. The Buyer shall pay each invoice at the Price within thirty (30) days.
+
+3.2 Currency. All payments are made in euros.
+
+4. TERM
+
+This Agreement runs until December 31, 2027.
+
+5. REMEDIES
+
+5.1 Shortfall Credit. For each tonne short of the Minimum Volume the Supplier credits the Buyer ten percent (10%) of the Price.
+
+SCHEDULE A
+
+Price: EUR 310 per tonne.
+"""
+
+SUPPLY_AMENDMENT_TEXT = """AMENDMENT NO. 1 TO SUPPLY AGREEMENT
+
+This Amendment No. 1 amends the Supply Agreement (the "Agreement") between Northwind Foods Inc. and Ostara Mills GmbH.
+
+1. Section 4 of the Agreement is amended so that the Agreement runs until December 31, 2029.
+
+2. This Amendment takes effect on March 1, 2026 and prevails over the Agreement where they conflict.
+"""
+
+SUPPLY = "supply"
+SUPPLY_AMENDMENT = "supply-amendment-1"
+
+
+def two_deal_documents() -> tuple[Document, ...]:
+    """Two transactions: the lease (with its amendment) and a supply agreement (with its)."""
+    return (*lease_documents(),
+            document(SUPPLY, SUPPLY_TEXT, "Supply Agreement",
+                     parties=("Northwind Foods Inc.", "Ostara Mills GmbH")),
+            document(SUPPLY_AMENDMENT, SUPPLY_AMENDMENT_TEXT,
+                     "Amendment No. 1 to Supply Agreement", role="amendment",
+                     amends=(SUPPLY,)))
+
+
+def two_deal_corpus() -> Corpus:
+    """Both transactions with their indexes."""
+    documents = two_deal_documents()
+    return Corpus(documents, build_corpus(documents), None)
+
+
+_DIMENSION = 4096
+#: Texts longer than this count as needing windows in the fake embedder.
+_FAKE_WINDOW_CHARS = 1000
+
+
+class WordEmbedder(Embedder):
+    """Unit bag-of-words vectors over hashed words: deterministic and instant."""
+
+    def __init__(self) -> None:
+        super().__init__(Path("/nonexistent-fake-model"))
+        self.embedded: list[str] = []
+
+    @property
+    def digest(self) -> str:
+        return "fa4e0001"
+
+    def max_seq_length(self) -> int:
+        return 256
+
+    def embed_weighted(self, texts: Sequence[str]) -> WeightedTexts:
+        self.embedded.extend(texts)
+        rows = np.zeros((len(texts), _DIMENSION), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in tokenise(text):
+                rows[row, zlib.crc32(word.encode()) % _DIMENSION] += 1.0
+            norm = float(np.linalg.norm(rows[row]))
+            rows[row] /= norm or 1.0
+        return WeightedTexts(rows, tuple(2 if len(t) > _FAKE_WINDOW_CHARS else 1 for t in texts),
+                             tuple(max(1, len(tokenise(t))) for t in texts))

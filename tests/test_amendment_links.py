@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.modes.amendments import AmendmentLinks
-from pytest_legalbench.modes.fetch import fetch
+from pytest_legalbench.modes.fetch import Fetcher
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.navindex.node import DocumentIndex
 
@@ -62,14 +62,10 @@ def test_only_documents_that_amend_the_target_count() -> None:
     assert links.amending(_node(indexes, "base", "2.")) == []
 
 
-def test_navindex_fetch_adds_the_amending_provision_after_references() -> None:
+def test_navindex_fetch_adds_the_amending_provision() -> None:
     indexes = _indexes()
-    nodes = {n.node_id: n for i in indexes for n in i.nodes}
     clause = _node(indexes, "base", "1.1")
-    result = fetch([clause], nodes, budget=10_000, amendments=AmendmentLinks(indexes))
-    ids = [p.node_id for p in result.provisions]
-    assert ids == [clause.node_id, _node(indexes, "amend", "1.").node_id]
-    assert result.amendments == 1
-    assert "1 amending provisions" in result.notes(10_000)[0]
-    plain = fetch([clause], nodes, budget=10_000)
-    assert [p.node_id for p in plain.provisions] == [clause.node_id]
+    fetched = Fetcher(indexes, definitions_per_node=3).fetch([clause], "anything", 10_000)
+    ids = [p.node_id for p in fetched.provisions]
+    assert ids[0] == clause.node_id and _node(indexes, "amend", "1.").node_id in ids
+    assert fetched.chosen.counts.get("amendment") == 1

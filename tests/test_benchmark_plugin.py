@@ -207,7 +207,7 @@ def test_items_are_question_times_mode_with_stable_ids(pytester: pytest.Pytester
     prepare(pytester)
     assert collected(pytester, shared, "--mode=navindex", "--mode=inject") == item_ids(MODES)
     # navembed alone means its default strategy, and the id says which.
-    assert collected(pytester, shared, "--mode=navembed") == item_ids(["navembed:hybrid"])
+    assert collected(pytester, shared, "--mode=navembed") == item_ids(["navembed:closure"])
 
 
 def test_items_are_selected_by_kind_and_area_markers(pytester: pytest.Pytester,

@@ -153,7 +153,7 @@ def document_indexes(draw: st.DrawFn) -> DocumentIndex:
     tags = DocumentTags(draw(st.none() | _texts), draw(_string_tuples))
     return DocumentIndex(doc_id=doc_id, title=draw(_texts), sha256=draw(_texts),
                          nodes=tuple(nodes), tags=tags, role=draw(_texts),
-                         amends=draw(_string_tuples))
+                         amends=draw(_string_tuples), parties=draw(_string_tuples))
 
 
 def nodes_of(tree: dict[str, Any]) -> list[dict[str, Any]]:
@@ -261,7 +261,7 @@ def test_every_record_field_reaches_the_files() -> None:
     # Node fields are stored generically; document-level fields are written one by one, so a
     # field added to these records must be added to index_document and document_from_files.
     assert [f.name for f in fields(DocumentIndex)] == [
-        "doc_id", "title", "sha256", "nodes", "tags", "role", "amends"]
+        "doc_id", "title", "sha256", "nodes", "tags", "role", "amends", "parties"]
     assert [f.name for f in fields(DocumentTags)] == ["jurisdiction", "topics"]
     record = full_document(small_agreement())["nodes"]["sa:root"]
     assert len(record) == len(fields(Node)) - 1 and "unresolvedReferences" in record

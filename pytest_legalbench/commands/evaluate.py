@@ -152,7 +152,8 @@ def _report(corpus: str, questions: Sequence[Question], inject_tokens: int,
 
 
 def _lines(report: dict[str, Any]) -> list[str]:
-    header = ("mode", "recall", "complete", "payload", "footprint", "oracle", "scan")
+    header = ("mode", "recall", "complete", "payload", "p95", "max", "footprint", "oracle",
+              "scan")
     rows = []
     for mode, entry in report["modes"].items():
         rows.append(_row(mode, entry["overall"]))
@@ -168,14 +169,16 @@ def _lines(report: dict[str, Any]) -> list[str]:
                  for mode, e in report["modes"].items()]
     lines.extend(_table(("mode", *kinds), kind_rows))
     lines.extend(["", ("recall: share of evidence quotes found; complete: questions with every "
-                  "quote found; payload: mean tokens; footprint: inject payload / payload; "
+                  "quote found; payload: mean tokens, p95 and max per question; footprint: "
+                  "inject payload / payload; "
                   "oracle: payload / smallest node set holding the evidence")])
     return lines
 
 
 def _row(name: str, summary: dict[str, Any]) -> tuple[str, ...]:
     return (name, _number(summary["recall"]), f"{summary['complete']}/{summary['questions']}",
-            f"{summary['payload_tokens']:,.0f}", _number(summary["footprint_ratio"], "x"),
+            f"{summary['payload_tokens']:,.0f}", f"{summary['payload_p95']:,.0f}",
+            f"{summary['payload_max']:,}", _number(summary["footprint_ratio"], "x"),
             _number(summary["oracle_ratio"], "x"), f"{summary['scan_tokens']:,.0f}")
 
 

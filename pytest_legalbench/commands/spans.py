@@ -24,10 +24,13 @@ from pytest_legalbench.commands.common import (
 )
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.modes.base import Provision
+from pytest_legalbench.tokens import CHARS_PER_TOKEN
 
 #: Provisions asked of a node-level mode per this many budget characters: enough that the
 #: budget, not the list, runs out first, even when provisions are short.
 _CHARS_PER_PROVISION = 100
+#: The payload budget under -k: large enough never to be what stops a mode.
+_UNBOUNDED_TOKENS = 10_000_000
 
 
 def register(commands: Any) -> None:
@@ -53,7 +56,13 @@ def register(commands: Any) -> None:
 def run_spans(args: argparse.Namespace, progress: Progress) -> int:
     """Retrieve for every test's query and print precision and recall."""
     from pytest_legalbench.spans.benchmark_file import Snippet, read_benchmark
-    from pytest_legalbench.spans.scoring import cut_to_budget, cut_to_k, score_spans, summarise
+    from pytest_legalbench.spans.scoring import (
+        cut_to_budget,
+        cut_to_k,
+        score_spans,
+        summarise,
+        wrong_document_share,
+    )
 
     for name, option in (("k", "-k"), ("budget_chars", "--budget-chars"),
                          ("sample", "--sample")):
@@ -73,9 +82,15 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
                            f"of {selection.describe()} (paths are relative to {root}): "
                            f"{', '.join(unknown[:3])}")
     limit = args.k or math.ceil(args.budget_chars / _CHARS_PER_PROVISION)
+    # The mode's own payload budget is the benchmark's: a budget in characters is scored at
+    # that many characters, and -k is scored at k provisions whatever their size.
+    budget_tokens = (math.ceil(args.budget_chars / CHARS_PER_TOKEN) if args.budget_chars
+                     else _UNBOUNDED_TOKENS)
     indexes = indexes_of(args, documents, progress)
     scores = []
-    with open_query(args, progress, args.mode, documents, indexes, k=limit) as session:
+    wrong: list[float] = []
+    with open_query(args, progress, args.mode, documents, indexes, k=limit,
+                    payload_budget_tokens=budget_tokens) as session:
         for position, test in enumerate(tests, 1):
             # A document outside the benchmark's root can hold no gold span: it only costs.
             ranked = [Snippet(paths.get(p.doc_id, f"<{p.doc_id}>"), p.start, p.end)
@@ -83,6 +98,9 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
             kept = cut_to_k(ranked, args.k) if args.k else cut_to_budget(ranked, args.budget_chars)
             gold = [Snippet(_normal(s.file_path), s.start, s.end) for s in test.snippets]
             scores.append(score_spans(kept, gold))
+            share = wrong_document_share(kept, gold)
+            if share is not None:
+                wrong.append(share)
             if position % 25 == 0 or position == len(tests):
                 progress(f"{session.mode.name}: {position}/{len(tests)} tests")
         mode_name = session.mode.name
@@ -94,13 +112,16 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
         "corpus": selection.describe(),
         "retrieved_chars_mean": round(sum(s.retrieved_chars for s in scores)
                                       / max(1, len(scores)), 1),
+        "wrong_document_rate": round(sum(wrong) / len(wrong), 4) if wrong else None,
     }
     if args.json:
         print(json.dumps(result))
     else:
         cut = f"k={args.k}" if args.k else f"budget {args.budget_chars:,} characters"
+        rate = result["wrong_document_rate"]
         print(f"{mode_name} on {summary.tests} of {len(benchmark.tests)} tests ({cut}): "
-              f"recall {summary.recall:.4f}, precision {summary.precision:.4f}")
+              f"recall {summary.recall:.4f}, precision {summary.precision:.4f}, characters "
+              f"from documents holding no gold span {'-' if rate is None else f'{rate:.4f}'}")
     return 0
 
 

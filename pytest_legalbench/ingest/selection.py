@@ -1,4 +1,5 @@
-"""Which documents a run reads: a packaged profile from the mirror, or a folder of the user's own."""
+"""Which documents a run reads: a packaged profile from the mirror, or a folder of the
+user's own."""
 
 from __future__ import annotations
 

@@ -1,1 +1,2 @@
-"""Judging answers: the paired position-swapped judge, its pairing rules and the model-free key-fact score."""
+"""Judging answers: the paired position-swapped judge, its pairing rules and the model-free
+key-fact score."""

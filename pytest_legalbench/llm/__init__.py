@@ -1,1 +1,2 @@
-"""Model access: the one client, backends, retries, structured output, the ledger, prices, prompts and cassettes."""
+"""Model access: the one client, backends, retries, structured output, the ledger, prices,
+prompts and cassettes."""

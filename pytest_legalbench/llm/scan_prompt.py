@@ -66,12 +66,13 @@ def select_nodes_tool(cap: int) -> ToolSpec:
 
 
 def document_line(index: DocumentIndex) -> str:
-    """One line of the document list: ``doc_id | title | role | tags | keywords``."""
+    """One line of the document list: ``doc_id | title | role | parties | tags | keywords``."""
     role = index.role + (f" of {', '.join(index.amends)}" if index.amends else "")
     tags = [f"jurisdiction {index.tags.jurisdiction}"] if index.tags.jurisdiction else []
     tags.extend(index.tags.topics)
-    fields = (index.doc_id, index.title, role, ", ".join(tags), ", ".join(top_keywords(index)))
-    # A field never holds the separator or a line break, so each line splits into five.
+    fields = (index.doc_id, index.title, role, "; ".join(index.parties), ", ".join(tags),
+              ", ".join(top_keywords(index)))
+    # A field never holds the separator or a line break, so each line splits into six.
     return " | ".join(" ".join(f.replace("|", "/").split()) for f in fields)
 
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 
 from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.tokens import estimate_tokens
+
+#: The largest provision whose amendment is taken to amend every provision inside it.
+CONTAINER_TOKENS = 3000
 
 
 class AmendmentLinks:
@@ -44,8 +48,13 @@ class AmendmentLinks:
 
     def amending(self, node: Node) -> list[str]:
         """Ids of amending provisions that refer to ``node``, to a provision inside it, or to
-        one it sits inside, in the order the amending documents give them."""
-        related = [node.node_id, *_ancestors(node, self.by_id), *_descendants(node, self.by_id)]
+        a provision of at most ``CONTAINER_TOKENS`` it sits inside, in the order the amending
+        documents give them."""
+        # An amendment of a whole article ("Article I is amended ...") says nothing about
+        # which of its hundred definitions changed; one of "Section 2" does about 2(a).
+        holders = [a for a in _ancestors(node, self.by_id)
+                   if a in self.by_id and estimate_tokens(self.by_id[a].text) <= CONTAINER_TOKENS]
+        related = [node.node_id, *holders, *_descendants(node, self.by_id)]
         return list(dict.fromkeys(r for t in related for r in self._referrers.get(t, ())))
 
 

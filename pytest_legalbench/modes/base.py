@@ -125,9 +125,8 @@ class ModeSettings:
     """Provisions an embedding-ranked mode returns."""
     node_cap: int = MAX_SCAN_NODES
     """Most nodes a navindex scan may select."""
-    payload_budget_tokens: int = 8000
-    """Payload navindex's fetch may reach by adding references and definitions to the
-    selected nodes (which are always fetched; the cap bounds them)."""
+    payload_budget_tokens: int = 6000
+    """The hard maximum of every mode's payload: the tokens of the provisions it returns."""
     definitions_per_node: int = 3
     """Definitions navindex's fetch adds per selected node, the least widely used first."""
     scan_budget_tokens: int = 120_000

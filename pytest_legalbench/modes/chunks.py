@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.modes.base import Corpus, Provision, Retrieval, payload_tokens
-from pytest_legalbench.tokens import CHARS_PER_TOKEN
+from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 from pytest_legalbench.vectors.dense_index import DenseIndex, flat_group
 from pytest_legalbench.vectors.embedding import Embedder
 from pytest_legalbench.vectors.ranking import ranked
@@ -57,11 +57,14 @@ def windowed_note(windowed: int, total: int, what: str, window: int) -> str:
 
 
 class ChunksMode:
-    """Cosine top-10 over fixed overlapping chunks of every document."""
+    """Cosine top-10 over fixed overlapping chunks of every document (cut to the payload
+    budget when ten chunks would exceed it)."""
 
     name = "navembed:chunks"
 
-    def __init__(self, corpus: Corpus, embedder: Embedder) -> None:
+    def __init__(self, corpus: Corpus, embedder: Embedder,
+                 budget_tokens: int | None = None) -> None:
+        self.budget_tokens = budget_tokens
         by_document = [document_chunks(document) for document in corpus.documents]
         self.chunks = tuple(chunk for chunks in by_document for chunk in chunks)
         groups = [flat_group([(c.node_id, c.text) for c in chunks]) for chunks in by_document]
@@ -70,7 +73,10 @@ class ChunksMode:
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """The ten chunks most similar to ``question``, most similar first."""
-        return self._retrieval(self.ranking(question, CHUNK_TOP_K))
+        top = self.ranking(question, CHUNK_TOP_K)
+        if self.budget_tokens is not None:
+            top = _cut(top, self.budget_tokens)
+        return self._retrieval(top)
 
     def ranking(self, question: str, limit: int) -> tuple[Provision, ...]:
         """The ``limit`` chunks most similar to ``question``, most similar first."""
@@ -81,19 +87,26 @@ class ChunksMode:
     def within_budget(self, question: str, budget_tokens: int) -> Retrieval:
         """Chunks in rank order up to ``budget_tokens`` of payload, the last one cut short to
         fill it: the baseline at the same payload as another mode."""
-        room = budget_tokens * CHARS_PER_TOKEN
-        chosen: list[Provision] = []
-        for chunk in self.ranking(question, len(self.chunks)):
-            if room <= 0:
-                break
-            if len(chunk.text) > room:
-                chunk = replace(chunk, end=chunk.start + room, text=chunk.text[:room])
-            chosen.append(chunk)
-            room -= len(chunk.text)
-        return self._retrieval(tuple(chosen))
+        return self._retrieval(_cut(self.ranking(question, len(self.chunks)), budget_tokens))
 
     def _retrieval(self, provisions: tuple[Provision, ...]) -> Retrieval:
         note = windowed_note(self.index.windowed, len(self.chunks), "chunks",
                              self.index.embedder.max_seq_length())
         return Retrieval(mode=self.name, provisions=provisions,
                          payload_tokens=payload_tokens(provisions), notes=(note,))
+
+
+def _cut(chunks: tuple[Provision, ...], budget_tokens: int) -> tuple[Provision, ...]:
+    """Chunks in order until ``budget_tokens`` are used, the last one cut short to fill it
+    (cut at a whole number of tokens' characters, so the estimate never runs over)."""
+    chosen: list[Provision] = []
+    left = budget_tokens
+    for chunk in chunks:
+        if left <= 0:
+            break
+        if estimate_tokens(chunk.text) > left:
+            room = left * CHARS_PER_TOKEN
+            chunk = replace(chunk, end=chunk.start + room, text=chunk.text[:room])
+        chosen.append(chunk)
+        left -= estimate_tokens(chunk.text)
+    return tuple(chosen)

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 #: Strategies of the ``navembed`` family (listed here, not in ``navembed``, so that parsing a
 #: mode name never imports the embedding stack).
-NAVEMBED_STRATEGIES = ("embed", "embed+xref", "hybrid", "rerank", "titles", "chunks")
+NAVEMBED_STRATEGIES = ("embed", "embed+xref", "hybrid", "closure", "rerank", "titles", "chunks")
 
-#: What ``navembed`` alone means: the best strategy that runs offline. ``rerank`` needs
-#: cross-encoder weights that cannot be fetched here, and ``titles`` needs a model call.
-#: Chosen on the transactions question set (``legalbench evaluate``): hybrid found as much of
-#: the evidence as embed+xref (recall 0.640 against 0.638) at a smaller payload (4,283
-#: against 4,679 tokens); both beat the chunk baseline at equal payload (about 0.60).
-DEFAULT_STRATEGY = "hybrid"
+#: What ``navembed`` alone means: the best strategy that runs offline, measured on the
+#: transactions question set with ``legalbench evaluate`` (perf/output/question_recall.txt).
+#: ``closure`` (hybrid hits plus each hit's amendments, base provisions, definitions,
+#: references and lead-in, chosen by value per token under the payload budget) finds the most
+#: evidence at the budget; ``rerank`` needs cross-encoder weights that cannot be fetched here
+#: and ``titles`` a model call.
+DEFAULT_STRATEGY = "closure"
 
 #: Modes that take no strategy.
 PLAIN_MODES = ("inject", "navindex")

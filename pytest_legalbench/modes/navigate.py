@@ -23,7 +23,6 @@ from pytest_legalbench.llm.scan_prompt import (
     select_documents_tool,
     select_nodes_tool,
 )
-from pytest_legalbench.modes.amendments import AmendmentLinks
 from pytest_legalbench.modes.base import (
     Corpus,
     ModeSettings,
@@ -31,7 +30,7 @@ from pytest_legalbench.modes.base import (
     Retrieval,
     payload_tokens,
 )
-from pytest_legalbench.modes.fetch import definition_usage, fetch
+from pytest_legalbench.modes.fetch import Fetcher
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.navindex.serialise import absolute_id
 from pytest_legalbench.tokens import estimate_tokens
@@ -96,8 +95,8 @@ class NavindexMode:
         self._order = tuple(index.doc_id for index in corpus.indexes)
         self._entries = {index.doc_id: index_entry(index) for index in corpus.indexes}
         self._nodes = {node.node_id: node for index in corpus.indexes for node in index.nodes}
-        self._usage = definition_usage(self._nodes.values())
-        self._amendments = AmendmentLinks(corpus.indexes)
+        self._fetcher = Fetcher(corpus.indexes,
+                                definitions_per_node=settings.definitions_per_node)
         self._full_block = index_block(self._entries[d] for d in self._order)
         self.two_stage = estimate_tokens(self._full_block) > settings.scan_budget_tokens
         self._lines = tuple(document_line(index) for index in corpus.indexes)
@@ -125,9 +124,8 @@ class NavindexMode:
             notes.append("a scan's output never conformed to its tool schema; nothing selected "
                          "from it")
         dropped.update(selection.dropped)
-        fetched = fetch(selection.nodes, self._nodes, self.settings.payload_budget_tokens,
-                        definitions_per_node=self.settings.definitions_per_node,
-                        usage=self._usage, amendments=self._amendments)
+        fetched = self._fetcher.fetch(selection.nodes, question,
+                                      self.settings.payload_budget_tokens)
         notes.extend(fetched.notes(self.settings.payload_budget_tokens))
         return Retrieval(
             mode=self.name, provisions=fetched.provisions,

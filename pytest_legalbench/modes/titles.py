@@ -53,6 +53,21 @@ def titles_tool(limit: int) -> ToolSpec:
     )
 
 
+def within_budget(nodes: list[Node], budget: int) -> tuple[list[Node], int]:
+    """The picks in the model's order that fit ``budget`` tokens together, and how many did
+    not (a pick that does not fit is passed over, the next may still fit)."""
+    kept: list[Node] = []
+    spent = over = 0
+    for node in nodes:
+        cost = estimate_tokens(node.text)
+        if spent + cost > budget:
+            over += 1
+            continue
+        kept.append(node)
+        spent += cost
+    return kept, over
+
+
 def _one_line(text: str) -> str:
     # A line of the listing is one provision: no newlines, no runs of spaces.
     return " ".join(text.split())
@@ -122,7 +137,11 @@ class TitlesMode:
         notes.extend(f"the model never returned a valid {SELECT_TITLES} call "
                      f"({result.attempts} attempts); nothing was retrieved"
                      for result in results if not result.valid)
-        provisions = tuple(Provision.from_node(node) for node in nodes)
+        kept, over = within_budget(nodes, self.settings.payload_budget_tokens)
+        if over:
+            notes.append(f"{over} picks left out: they did not fit the "
+                         f"{self.settings.payload_budget_tokens}-token payload budget")
+        provisions = tuple(Provision.from_node(node) for node in kept)
         return Retrieval(mode=self.name, provisions=provisions,
                          payload_tokens=payload_tokens(provisions), calls=calls,
                          dropped=dropped, notes=tuple(notes))

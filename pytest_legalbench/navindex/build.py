@@ -65,6 +65,10 @@ class _Parsed:
     aliases: tuple[str, ...]
     """Terms the opening defines that name an instrument ("Agreement", "Credit Agreement")."""
     parties: tuple[str, ...]
+    """Names a party may go by, for the hasParty flag: the opening's capitalised defined terms
+    and the manifest's parties."""
+    named: tuple[str, ...]
+    """The index's parties: the manifest's, then the names the front matter defines."""
 
 
 def node_id(doc_id: str, draft: Draft) -> str:
@@ -103,6 +107,7 @@ def _parse(document: Document) -> _Parsed:
             terms.setdefault(term, node_id(document.doc_id, draft))
     inline: dict[str, str] = {}
     opening: list[str] = []
+    named: list[str] = []
     for draft in outline.drafts:
         if draft.children or draft.is_toc_entry:
             continue
@@ -112,13 +117,17 @@ def _parse(document: Document) -> _Parsed:
             inline.setdefault(term, node_id(document.doc_id, draft))
         if draft.start < _OPENING_CHARS:
             opening.extend(found)
+        if draft.kind == "front_matter":
+            # The opening paragraph names the parties: 'Ingram Micro Inc. ("Distributor")'.
+            named.extend(t for t in found if not _INSTRUMENT_TERM.search(t) and t[:1].isupper())
     for term, owner in inline.items():
         terms.setdefault(term, owner)
     aliases = tuple(t for t in opening if _INSTRUMENT_TERM.search(t))
     parties = tuple(t for t in opening if not _INSTRUMENT_TERM.search(t) and t[:1].isupper())
     listed = frozenset(d.full_reference for d in outline.drafts
                        if d.is_toc_entry and ":" in d.full_reference)
-    return _Parsed(document, outline, keys, terms, listed, aliases, parties + document.parties)
+    return _Parsed(document, outline, keys, terms, listed, aliases, parties + document.parties,
+                   tuple(dict.fromkeys((*document.parties, *named))))
 
 
 def _assemble(own: _Parsed, parents: list[_Parsed]) -> DocumentIndex:
@@ -151,7 +160,8 @@ def _assemble(own: _Parsed, parents: list[_Parsed]) -> DocumentIndex:
     tags = DocumentTags(jurisdiction(document.text),
                         topics(document.text, title=document.title))
     return DocumentIndex(doc_id=doc_id, title=document.title, sha256=document.sha256,
-                         nodes=ordered, tags=tags, role=document.role, amends=document.amends)
+                         nodes=ordered, tags=tags, role=document.role, amends=document.amends,
+                         parties=own.named)
 
 
 def _leaf(draft: Draft, document: Document, own: _Parsed, parents: list[_Parsed],

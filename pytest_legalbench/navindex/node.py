@@ -106,6 +106,9 @@ class DocumentIndex:
     tags: DocumentTags = DocumentTags()
     role: str = "base"
     amends: tuple[str, ...] = ()
+    parties: tuple[str, ...] = ()
+    """Who the instrument is between, as it names them: the manifest's parties, then the
+    names its opening defines ("Distributor", "NETGEAR")."""
 
     @property
     def root(self) -> Node:

@@ -6,7 +6,7 @@ from typing import Any, Literal, get_args
 
 from pytest_legalbench.navindex.node import FLAG_NAMES
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 Rung = Literal["D1", "D2", "D3", "D4", "D5"]
 RUNGS: tuple[Rung, ...] = get_args(Rung)
@@ -39,7 +39,7 @@ INDEX_TABLE: tuple[tuple[str, str, FieldKind], ...] = (
     ("formatVersion", "fv", "int"), ("docId", "di", "str"), ("rung", "rg", "str"),
     ("sourceSha256", "sh", "str"), ("documentTitle", "dt", "str"),
     ("documentTags", "tg", "tags"), ("role", "ro", "str"), ("amends", "am", "list"),
-    ("documentIndex", "ix", "node"),
+    ("parties", "pt", "list"), ("documentIndex", "ix", "node"),
 )
 TAG_TABLE: tuple[tuple[str, str, FieldKind], ...] = (
     ("jurisdiction", "ju", "optstr"), ("topics", "tp", "list"),

@@ -119,7 +119,8 @@ def index_document(
         "formatVersion": FORMAT_VERSION, "docId": index.doc_id, "rung": rung,
         "sourceSha256": index.sha256, "documentTitle": index.title,
         "documentTags": {"jurisdiction": index.tags.jurisdiction, "topics": list(index.tags.topics)},
-        "role": index.role, "amends": list(index.amends), "documentIndex": tree,
+        "role": index.role, "amends": list(index.amends), "parties": list(index.parties),
+        "documentIndex": tree,
     }
 
 
@@ -159,6 +160,7 @@ def document_from_files(index_json: dict[str, Any], full_json: dict[str, Any]) -
         tags=DocumentTags(_optional_str(tags, "jurisdiction", "documentTags"),
                           _strings(tags, "topics", "documentTags")),
         role=_typed(index_json, "role", str, where), amends=_strings(index_json, "amends", where),
+        parties=_strings(index_json, "parties", where),
     )
 
 

@@ -101,9 +101,8 @@ RETRIEVAL_OPTIONS = (
            f"provisions an embedding-ranked navembed strategy returns. Default: {_DEFAULTS.k}",
            cli="--top-k"),
     Option("payload_budget_tokens", "--legalbench-payload-budget", "LEGALBENCH_PAYLOAD_BUDGET",
-           f"token budget of the provisions a mode may add to what it selected (navindex's "
-           f"fetch, navembed:embed+xref's references). Default: "
-           f"{_DEFAULTS.payload_budget_tokens}", cli="--payload-budget"),
+           f"hard maximum of every mode's payload (the provisions it returns) in tokens. "
+           f"Default: {_DEFAULTS.payload_budget_tokens}", cli="--payload-budget"),
     Option("scan_budget_tokens", "--legalbench-scan-budget", "LEGALBENCH_SCAN_BUDGET",
            f"index size in tokens above which navindex and titles first pick documents "
            f"(two-stage scan). Default: {_DEFAULTS.scan_budget_tokens}", cli="--scan-budget"),

@@ -6,6 +6,7 @@ evidence, so they carry no recall and are summarised apart from the document-bou
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from statistics import fmean
@@ -81,6 +82,10 @@ class ScoreSummary:
     complete: int
     """Questions whose every quote was found."""
     payload_tokens: float
+    """Mean payload tokens."""
+    payload_p95: float
+    """95th percentile of the payloads (nearest rank)."""
+    payload_max: int
     footprint_ratio: float | None
     """Inject's payload over this mean payload: how many times smaller the context is."""
     oracle_ratio: float | None
@@ -96,12 +101,22 @@ def summarise(scores: Sequence[QuestionScore], inject_tokens: int | None) -> Sco
     recalls = [s.recall for s in scores if s.recall is not None]
     ratios = [r for r in (s.oracle_ratio for s in scores) if r is not None]
     payload = fmean(s.payload_tokens for s in scores) if scores else 0.0
+    payloads = sorted(s.payload_tokens for s in scores)
     return ScoreSummary(
         questions=len(scores), recall=fmean(recalls) if recalls else None,
         complete=sum(r == 1.0 for r in recalls), payload_tokens=payload,
+        payload_p95=float(nearest_rank(payloads, 0.95)), payload_max=max(payloads, default=0),
         footprint_ratio=(inject_tokens / payload if inject_tokens and payload else None),
         oracle_ratio=fmean(ratios) if ratios else None,
         scan_tokens=fmean(s.scan_tokens for s in scores) if scores else 0.0)
+
+
+def nearest_rank(ordered: Sequence[int], share: float) -> int:
+    """The nearest-rank percentile of sorted values: the smallest value at or above ``share``
+    of them (0 for no values)."""
+    if not ordered:
+        return 0
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
 def summarise_by_kind(scores: Sequence[QuestionScore],

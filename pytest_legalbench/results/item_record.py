@@ -1,7 +1,8 @@
 """The record of one benchmark item (a question under one mode), as plain builtins.
 
 A record travels from the process that ran the item to the one that summarises the session as
-a ``user_properties`` envelope (``run.protocol``; so JUnit XML carries it and xdist moves it with no code of ours), and
+a ``user_properties``
+envelope (``run.protocol``; so JUnit XML carries it and xdist moves it with no code of ours), and
 into ``results.json``. It therefore holds only JSON types; ``ItemRecord`` is its typed view.
 """
 

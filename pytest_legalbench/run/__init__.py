@@ -1,1 +1,2 @@
-"""Running benchmark items: one runner per product (QA and GANDR), the backend and the session's end."""
+"""Running benchmark items: one runner per product (QA and GANDR), the backend and the
+session's end."""

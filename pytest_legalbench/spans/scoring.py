@@ -31,6 +31,16 @@ class SpanSummary:
     recall: float
 
 
+def wrong_document_share(retrieved: Sequence[Snippet], gold: Sequence[Snippet]) -> float | None:
+    """The share of retrieved characters from files holding no gold span (the document-level
+    mismatch); None when nothing was retrieved."""
+    files = {snippet.file_path for snippet in gold}
+    total = sum(snippet.length for snippet in retrieved)
+    if not total:
+        return None
+    return sum(s.length for s in retrieved if s.file_path not in files) / total
+
+
 def cut_to_k(ranked: Sequence[Snippet], k: int) -> tuple[Snippet, ...]:
     """Return the first ``k`` snippets of a ranking."""
     if k < 0:

@@ -1,1 +1,2 @@
-"""Embeddings and lexical scoring: models loaded by path, dense and BM25 indexes, the vector cache and deterministic ranking."""
+"""Embeddings and lexical scoring: models loaded by path, dense and BM25 indexes, the vector
+cache and deterministic ranking."""

@@ -28,7 +28,7 @@ class SparseBM25:
 
     def __init__(self, texts: Sequence[Sequence[str]], *, k1: float = K1, b: float = B,
                  epsilon: float = EPSILON) -> None:
-        from scipy.sparse import csr_matrix
+        from scipy.sparse import csr_matrix  # type: ignore[import-untyped]
 
         if not texts:
             raise ValueError("BM25 needs at least one text")

@@ -1,0 +1,113 @@
+"""The units a node-level retriever ranks, and the context each is read in.
+
+A unit is a provision small enough to be worth returning whole: every leaf, and every
+subtree up to ``MAX_UNIT_TOKENS``. A larger section is never a unit: its children are, so a
+hit inside a long article returns the clause that matched, not the article. Contents, whole
+documents and signature blocks are never units.
+
+Each unit is embedded and indexed with its context: the document's title and the headings of
+the provisions it sits in ("Revolving Credit Agreement > ARTICLE II THE LOANS > 2.5 Fees"),
+so that "Section 2.1" of one agreement is told apart from another's and a clause is found by
+the heading of the section it belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.tokens import estimate_tokens
+from pytest_legalbench.vectors.ranking import EXCLUDED_KINDS
+
+#: The largest subtree returned whole; longer sections are represented by their children.
+MAX_UNIT_TOKENS = 1200
+#: Headings longer than this are cut in a context line (a heading that runs on is a clause).
+HEADING_CHARS = 80
+#: Separator of a context line's parts.
+CONTEXT_SEPARATOR = " > "
+
+_SPACE = re.compile(r"\s+")
+
+
+#: Kinds never ranked: contents, whole documents, and signature blocks, which repeat the
+#: parties' names under every question that names a party.
+NOT_UNITS = EXCLUDED_KINDS | {"signature"}
+
+
+def is_unit(node: Node) -> bool:
+    """Whether ``node`` is ranked as a unit: a leaf, or a subtree that fits."""
+    if node.kind in NOT_UNITS or node.flags.is_toc_entry:
+        return False
+    return node.is_leaf or estimate_tokens(node.text) <= MAX_UNIT_TOKENS
+
+
+def unit_nodes(index: DocumentIndex) -> tuple[Node, ...]:
+    """The units of one document, in document order."""
+    return tuple(node for node in index.nodes if is_unit(node))
+
+
+def heading(node: Node) -> str:
+    """The node's printed reference and title (``2.5 Fees``), as a context line shows it."""
+    text = " ".join(part for part in (node.clause_reference, node.title) if part)
+    text = _SPACE.sub(" ", text).strip()
+    return text if len(text) <= HEADING_CHARS else text[:HEADING_CHARS].rstrip() + "..."
+
+
+def ancestors(node: Node, by_id: Mapping[str, Node]) -> list[Node]:
+    """The node's ancestors, outermost first, the document root left out."""
+    found: list[Node] = []
+    parent = node.parent
+    seen: set[str] = set()
+    # The seen set guards against a malformed index whose parent links form a cycle.
+    while parent is not None and parent in by_id and parent not in seen:
+        seen.add(parent)
+        found.append(by_id[parent])
+        parent = by_id[parent].parent
+    return [n for n in reversed(found) if n.kind != "document"]
+
+
+def context_line(node: Node, title: str, by_id: Mapping[str, Node]) -> str:
+    """``title > outer heading > ... > the node's heading``, empty headings left out."""
+    parts = [title, *(heading(n) for n in ancestors(node, by_id)), heading(node)]
+    return CONTEXT_SEPARATOR.join(p for p in parts if p)
+
+
+class UnitContext:
+    """Context lines of the units of a corpus, computed once."""
+
+    def __init__(self, indexes: Iterable[DocumentIndex]) -> None:
+        self.by_id: dict[str, Node] = {}
+        self.titles: dict[str, str] = {}
+        for index in indexes:
+            self.titles[index.doc_id] = index.title
+            self.by_id.update((n.node_id, n) for n in index.nodes)
+        self._lines: dict[str, str] = {}
+
+    def line(self, node: Node) -> str:
+        """The context line of ``node``."""
+        if node.node_id not in self._lines:
+            self._lines[node.node_id] = context_line(node, self.titles.get(node.doc_id, ""),
+                                                     self.by_id)
+        return self._lines[node.node_id]
+
+    def text(self, node: Node) -> str:
+        """What a lexical index reads for ``node``: its context line, then its text."""
+        return f"{self.line(node)}\n{node.text}"
+
+
+def named_definitions(question: str, nodes: Sequence[Node]) -> list[Node]:
+    """Definition nodes whose defined term the question writes (case and plural ignored),
+    longest term first: a question about the "Maturity Date" needs that definition even
+    when no clause it retrieves uses the term."""
+    asked = f" {_SPACE.sub(' ', re.sub(r'[^a-z0-9]+', ' ', question.casefold()))} "
+    found: list[tuple[int, str, Node]] = []
+    for node in nodes:
+        if node.kind != "definition":
+            continue
+        for term in node.defines:
+            words = re.sub(r"[^a-z0-9]+", " ", term.casefold()).strip()
+            if len(words) >= 3 and (f" {words} " in asked or f" {words}s " in asked):
+                found.append((-len(words), node.node_id, node))
+                break
+    return [node for _, _, node in sorted(found)]

@@ -1,0 +1,81 @@
+"""Provision closure: what a provision brings with it, on two small transactions."""
+
+from __future__ import annotations
+
+import pytest
+from modes_samples import LEASE, LEASE_AMENDMENT, SUPPLY, SUPPLY_AMENDMENT, two_deal_corpus
+
+from pytest_legalbench.modes.closure import DEFAULT_KINDS, KINDS, Closure, Link
+from pytest_legalbench.modes.units import named_definitions, unit_nodes
+
+
+@pytest.fixture(scope="module")
+def closure() -> Closure:
+    return Closure(two_deal_corpus().indexes, kinds=KINDS)
+
+
+def _kinds(links: list[Link]) -> dict[str, str]:
+    return {link.target: link.kind for link in links}
+
+
+def test_a_base_clause_brings_the_amendment_that_changes_it(closure: Closure) -> None:
+    links = _kinds(closure.links(closure.by_id[f"{LEASE}:2.1"]))
+    assert links[f"{LEASE_AMENDMENT}:1"] == "amendment"
+
+
+def test_an_amending_clause_brings_the_base_clause_it_changes(closure: Closure) -> None:
+    links = _kinds(closure.links(closure.by_id[f"{SUPPLY_AMENDMENT}:1"]))
+    assert links[f"{SUPPLY}:4"] == "base"
+    # A short amendment is read whole: its effectiveness clause comes too.
+    assert links[f"{SUPPLY_AMENDMENT}:2"] == "amendment_context"
+
+
+def test_a_used_defined_term_brings_its_definition_node(closure: Closure) -> None:
+    node = closure.by_id[f"{SUPPLY}:2.1"]
+    links = _kinds(closure.links(node))
+    assert links[f"{SUPPLY}:def-minimum-volume"] == "definition"
+    # The definition node, not the whole definitions article.
+    assert f"{SUPPLY}:1" not in links
+    asked = frozenset({f"{SUPPLY}:def-minimum-volume"})
+    assert _kinds(closure.links(node, asked))[f"{SUPPLY}:def-minimum-volume"] == \
+        "asked_definition"
+
+
+def test_references_lead_ins_and_siblings(closure: Closure) -> None:
+    links = _kinds(closure.links(closure.by_id[f"{SUPPLY}:2.2"]))
+    assert links[f"{SUPPLY}:5.1"] == "reference"
+    assert links[f"{SUPPLY}:2-intro"] == "lead_in"
+    assert links[f"{SUPPLY}:2.1"] == "sibling"
+    # Links are offered in their kind's order and never point back at the node itself.
+    order = [KINDS.index(link.kind) for link in closure.links(closure.by_id[f"{SUPPLY}:2.2"])]
+    assert order == sorted(order)
+
+
+def test_siblings_are_left_to_a_scan_s_choice() -> None:
+    assert "sibling" not in DEFAULT_KINDS
+    plain = Closure(two_deal_corpus().indexes)
+    assert "sibling" not in {link.kind for link in plain.links(plain.by_id[f"{SUPPLY}:2.2"])}
+
+
+def test_rarer_definitions_weigh_more(closure: Closure) -> None:
+    # "Minimum Volume" is used by three provisions, "Delivery Point" by one.
+    weights = {link.target: link.weight for link in closure.links(closure.by_id[f"{SUPPLY}:2.1"])
+               if link.kind == "definition"}
+    assert weights[f"{SUPPLY}:def-delivery-point"] > weights[f"{SUPPLY}:def-minimum-volume"]
+
+
+def test_units_are_leaves_and_small_subtrees_never_contents() -> None:
+    index = two_deal_corpus().indexes[0]
+    units = {n.node_id for n in unit_nodes(index)}
+    assert f"{LEASE}:2.1" in units and f"{LEASE}:2" in units
+    assert not units & {f"{LEASE}:root", f"{LEASE}:toc", f"{LEASE}:toc-entry"}
+
+
+def test_a_question_writing_a_defined_term_names_its_definition() -> None:
+    nodes = [n for i in two_deal_corpus().indexes for n in i.nodes]
+    found = named_definitions("Where is the delivery point, and what are the Minimum Volumes?",
+                              nodes)
+    # Longest term first, ties by id; case and a plural "s" do not matter.
+    assert [n.node_id for n in found] == [f"{SUPPLY}:def-delivery-point",
+                                         f"{SUPPLY}:def-minimum-volume"]
+    assert named_definitions("What is the price?", nodes)[0].node_id == f"{SUPPLY}:def-price"
