@@ -35,7 +35,7 @@ def test_modes_resolve_to_their_canonical_name(written: str, canonical: str) -> 
 @pytest.mark.parametrize("written", ["", "navembed:", "navembed:bm25", "inject:fast",
                                      "navindex:x", "rag", "navembed:hybrid:x"])
 def test_unknown_modes_list_the_valid_ones(written: str) -> None:
-    with pytest.raises(ValueError, match="choose one of inject, navindex, navembed:embed") as error:
+    with pytest.raises(ValueError, match="choose one of inject, navindex, navagent, navembed:embed") as error:
         parse_mode(written)
     assert repr(written) in str(error.value)
 

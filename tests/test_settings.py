@@ -132,7 +132,8 @@ def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> No
     assert [o.ini for o in RETRIEVAL_OPTIONS] == [
         "legalbench_top_k", "legalbench_payload_budget", "legalbench_scan_budget",
         "legalbench_definitions_per_node", "legalbench_embedding_model",
-        "legalbench_cross_encoder", "legalbench_context_window"]
+        "legalbench_cross_encoder", "legalbench_context_window", "legalbench_agent_turns",
+        "legalbench_agent_tokens"]
     assert all(o.env and o.cli for o in RETRIEVAL_OPTIONS)
 
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, resolve_backend
-from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, Usage
+from pytest_legalbench.llm.conversation import TOOL_CHOICES, Exchange, reply_blocks
+from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, ToolEvent, Usage
 from pytest_legalbench.llm.retries import RETRYABLE_STATUSES, parse_retry_after
 from pytest_legalbench.llm.schema import SchemaError, check_schema, problems
 
@@ -29,7 +30,7 @@ REFERENCE_API_KEY = "reference"
 
 __all__ = [
     "BACKENDS", "REFERENCE_API_KEY", "BackendConfigError", "ClientConfig", "Completion",
-    "ModelCallError", "ModelClient", "Sampling", "StructuredResult", "SystemBlock", "ToolSpec",
+    "Exchange", "ModelCallError", "ModelClient", "Sampling", "StructuredResult", "SystemBlock", "ToolSpec",
     "resolve_backend",
 ]
 
@@ -268,10 +269,11 @@ class ModelClient:
         return reply, latency
 
     def _record(self, stage: str, model: str, usage: Usage, latency: float,
-                question_id: str | None, *, valid: bool = True) -> None:
+                question_id: str | None, *, valid: bool = True,
+                tool_results: Sequence[ToolEvent] = ()) -> None:
         self.ledger.record(Call(stage=stage, model=model, usage=usage, latency_s=latency,
                                 backend=self.config.backend, question_id=question_id,
-                                valid=valid))
+                                valid=valid, tool_results=tuple(tool_results)))
 
     def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],
                  messages: Sequence[Mapping[str, object]], max_tokens: int,
@@ -307,6 +309,30 @@ class ModelClient:
             if data is not None:
                 return StructuredResult(data=data, valid=True, attempts=attempt, usage=total)
         return StructuredResult(data=None, valid=False, attempts=2, usage=total)
+
+    def converse(self, *, stage: str, model: str, system: Sequence[SystemBlock],
+                 messages: Sequence[Mapping[str, object]], tools: Sequence[ToolSpec],
+                 max_tokens: int, question_id: str | None = None, tool_choice: str = "auto",
+                 answer_stage: str | None = None,
+                 tool_results: Sequence[ToolEvent] = ()) -> Exchange:
+        """One turn of a tool-using conversation: the model may call ``tools`` (``auto``) or
+        must answer (``none``). Recorded under ``stage``, or ``answer_stage`` when the reply
+        calls no tool (the turn that answers); ``tool_results`` are the results this request
+        carries, kept in the ledger with the call."""
+        if tool_choice not in TOOL_CHOICES:
+            raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, "
+                             f"got {tool_choice!r}")
+        reply, latency = self._create(
+            stage, question_id, model, max_tokens=max_tokens, system=_system(system),
+            messages=_messages(messages), tools=[tool.to_param() for tool in tools],
+            tool_choice={"type": tool_choice})
+        text, uses, content = reply_blocks(reply.content)
+        recorded = stage if uses or answer_stage is None else answer_stage
+        self._record(recorded, reply.model, reply.usage, latency, question_id,
+                     tool_results=tool_results)
+        return Exchange(stage=recorded, text=text, tool_uses=uses, content=content,
+                        model=reply.model, stop_reason=reply.stop_reason, usage=reply.usage,
+                        latency_s=latency)
 
     def _sampling(self, sampling: Sampling | None) -> dict[str, Any]:
         """Request parameters for ``sampling``; nothing at all when it is None or the server

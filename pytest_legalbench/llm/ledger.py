@@ -13,7 +13,7 @@ USAGE_FIELDS = (
 )
 
 _CALL_FIELDS = frozenset(
-    {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid"})
+    {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid", "tool_results"})
 
 
 class LedgerFormatError(ValueError):
@@ -91,6 +91,36 @@ def _text(data: Mapping[str, object], name: str, *, optional: bool = False) -> s
 
 
 @dataclass(frozen=True)
+class ToolEvent:
+    """One tool result a conversation turn carried to the model: the tool, its input as the
+    model wrote it, the result's size and whether it was an error."""
+
+    name: str
+    arguments: str
+    """The input as compact JSON."""
+    result_tokens: int
+    error: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the event as plain builtins."""
+        return {"name": self.name, "arguments": self.arguments,
+                "result_tokens": self.result_tokens, "error": self.error}
+
+    @classmethod
+    def from_dict(cls, data: object) -> ToolEvent:
+        """Read an event written by :meth:`to_dict`."""
+        if not isinstance(data, Mapping):
+            raise LedgerFormatError(f"tool result must be a mapping, got {data!r}")
+        name, arguments = data.get("name"), data.get("arguments")
+        tokens, error = data.get("result_tokens"), data.get("error", False)
+        if not isinstance(name, str) or not isinstance(arguments, str) \
+                or isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0 \
+                or not isinstance(error, bool):
+            raise LedgerFormatError(f"malformed tool result record: {dict(data)!r}")
+        return cls(name, arguments, tokens, error)
+
+
+@dataclass(frozen=True)
 class Call:
     """One model call as the ledger records it."""
 
@@ -105,6 +135,8 @@ class Call:
     question_id: str | None = None
     valid: bool = True
     """False when a structured output did not conform and was recorded as invalid."""
+    tool_results: tuple[ToolEvent, ...] = ()
+    """The tool results this call's request carried (a turn of a tool-using conversation)."""
 
     def __post_init__(self) -> None:
         for name in ("stage", "model", "backend"):
@@ -123,12 +155,16 @@ class Call:
                                     f"got {latency!r}")
 
     def to_dict(self) -> dict[str, object]:
-        """Return the call as plain builtins (JSON- and YAML-safe)."""
-        return {
+        """Return the call as plain builtins (JSON- and YAML-safe); ``tool_results`` only
+        when it carried some."""
+        found: dict[str, object] = {
             "stage": self.stage, "model": self.model, "usage": self.usage.to_dict(),
             "latency_s": float(self.latency_s), "backend": self.backend,
             "question_id": self.question_id, "valid": self.valid,
         }
+        if self.tool_results:
+            found["tool_results"] = [event.to_dict() for event in self.tool_results]
+        return found
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Call:
@@ -147,11 +183,15 @@ class Call:
         valid = data.get("valid", True)
         if not isinstance(valid, bool):
             raise LedgerFormatError(f"call field 'valid' must be a boolean, got {valid!r}")
+        events = data.get("tool_results", [])
+        if not isinstance(events, list):
+            raise LedgerFormatError(f"call field 'tool_results' must be a list, got {events!r}")
         return cls(
             stage=str(_text(data, "stage")), model=str(_text(data, "model")),
             usage=Usage.from_dict(usage), latency_s=float(latency),
             backend=str(_text(data, "backend")),
             question_id=_text(data, "question_id", optional=True), valid=valid,
+            tool_results=tuple(ToolEvent.from_dict(event) for event in events),
         )
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from pytest_legalbench.defaults import DEFAULT_ANSWER_MODEL, MAX_SCAN_NODES
 from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.llm.client import Completion
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.navindex.node import DocumentIndex, Node
 from pytest_legalbench.tokens import estimate_tokens
@@ -59,7 +60,8 @@ class Retrieval:
     scan_tokens: int = 0
     """Input tokens a navindex scan read (0 for modes without a scan)."""
     calls: tuple[Call, ...] = ()
-    """Ledger entries made while retrieving (scans, title picks); not the answer."""
+    """Ledger entries made while retrieving (scans, title picks); not the answering call,
+    except for a mode that answers as it navigates (navagent: every turn and its answer)."""
     dropped: tuple[tuple[str, int], ...] = ()
     """Counts of model selections thrown away, by reason (``invalid_ids``, ``toc_ids``)."""
     notes: tuple[str, ...] = ()
@@ -95,6 +97,26 @@ class Mode(Protocol):
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """Return the provisions for ``question``."""
+        ...
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What a mode that answers as it navigates returns: what it read, and its answer."""
+
+    retrieval: Retrieval
+    completion: Completion
+    """The answering turn: its text, model and cost."""
+
+
+@runtime_checkable
+class AnsweringMode(Mode, Protocol):
+    """A mode whose answering model navigates and answers in one conversation (navagent):
+    the answer is part of the mode, not a call made over its provisions afterwards."""
+
+    def answer(self, question: str, *, model: str,
+               question_id: str | None = None) -> Answered:
+        """Navigate for ``question`` with ``model`` and answer from what was read."""
         ...
 
 
@@ -140,11 +162,17 @@ class ModeSettings:
     context_window: int = 200_000
     scan_model: str = DEFAULT_ANSWER_MODEL
     titles_model: str = DEFAULT_ANSWER_MODEL
+    agent_turns: int = 8
+    """Most navigation turns navagent's model may take before it must answer."""
+    agent_tokens: int = 60_000
+    """Most input tokens navagent's navigation turns may attend in total (estimated before
+    each turn; the answering turn comes on top)."""
 
     def __post_init__(self) -> None:
         for name in ("k", "node_cap", "payload_budget_tokens", "definitions_per_node",
                      "scan_budget_tokens",
-                     "max_scan_documents", "rerank_pool", "rerank_keep", "context_window"):
+                     "max_scan_documents", "rerank_pool", "rerank_keep", "context_window",
+                     "agent_turns", "agent_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"mode setting {name!r} must be a positive integer, "

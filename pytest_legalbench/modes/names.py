@@ -18,8 +18,11 @@ NAVEMBED_STRATEGIES = ("embed", "embed+xref", "hybrid", "closure", "rerank", "ti
 #: and ``titles`` a model call.
 DEFAULT_STRATEGY = "closure"
 
+#: The mode whose answering model navigates the index with tools (``modes.navagent``).
+NAVAGENT = "navagent"
+
 #: Modes that take no strategy.
-PLAIN_MODES = ("inject", "navindex")
+PLAIN_MODES = ("inject", "navindex", NAVAGENT)
 
 
 def mode_names() -> tuple[str, ...]:
@@ -28,8 +31,8 @@ def mode_names() -> tuple[str, ...]:
 
 
 def parse_mode(spec: str) -> str:
-    """Resolve ``inject``, ``navindex``, ``navembed`` or ``navembed:STRATEGY`` to its canonical
-    name; anything else is a ValueError listing the valid names."""
+    """Resolve ``inject``, ``navindex``, ``navagent``, ``navembed`` or ``navembed:STRATEGY`` to
+    its canonical name; anything else is a ValueError listing the valid names."""
     text = spec.strip().lower() if isinstance(spec, str) else ""
     family, colon, strategy = text.partition(":")
     if family in PLAIN_MODES and not colon:

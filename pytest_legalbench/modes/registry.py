@@ -22,6 +22,10 @@ def build_mode(spec: str, corpus: Corpus, settings: ModeSettings,
         from pytest_legalbench.modes.navigate import NavindexMode
 
         return NavindexMode(corpus, settings, _needs(client, name))
+    if name == "navagent":
+        from pytest_legalbench.modes import navagent
+
+        return navagent.build(corpus, settings, client)
     # Imported here: the embedding stack (torch) loads only when a navembed mode is built.
     from pytest_legalbench.modes import navembed
 

@@ -119,6 +119,12 @@ RETRIEVAL_OPTIONS = (
     Option("context_window", "--legalbench-context-window", "LEGALBENCH_CONTEXT_WINDOW",
            f"context window of the answering model in tokens (inject refuses a corpus that "
            f"does not fit). Default: {_DEFAULTS.context_window}", cli="--context-window"),
+    Option("agent_turns", "--legalbench-agent-turns", "LEGALBENCH_AGENT_TURNS",
+           f"navigation turns navagent's model may take before it must answer. "
+           f"Default: {_DEFAULTS.agent_turns}", cli="--agent-turns"),
+    Option("agent_tokens", "--legalbench-agent-tokens", "LEGALBENCH_AGENT_TOKENS",
+           f"input tokens navagent's navigation turns may attend in total (the answering "
+           f"turn comes on top). Default: {_DEFAULTS.agent_tokens}", cli="--agent-tokens"),
 )
 
 #: ``ModeSettings`` fields that are whole numbers of at least 1.
@@ -198,8 +204,8 @@ def resolve_corpus_dir(chosen: str | None, *, cli: bool = False) -> Path | None:
 def resolve_mode_settings(cli: Mapping[str, object | None], ini: Mapping[str, object | None],
                           env: Mapping[str, str], *, answer_model: str = DEFAULT_ANSWER_MODEL,
                           from_cli: bool = False) -> ModeSettings:
-    """The retrieval settings by the same precedence; the scanning models follow the
-    answering model."""
+    """The retrieval settings by the same precedence; the scanning models (and navagent's
+    navigation outside a benchmark) follow the answering model."""
     chosen = choose(RETRIEVAL_OPTIONS, cli, ini, env)
     values: dict[str, object] = {"scan_model": answer_model, "titles_model": answer_model}
     for option in RETRIEVAL_OPTIONS:

@@ -157,7 +157,14 @@ def extractive_answer(request: MessagesRequest) -> str:
     """Answer the request's question from the documents or provisions in its prompt."""
     prompt_text = "\n".join([request.system, *(turn.text for turn in request.turns)])
     titles = {d.doc_id: d.title for d in find_documents(prompt_text)}
-    chosen = rank(question_of(request.last_user_text), list(passages(prompt_text)), titles)
+    return answer_from(question_of(request.last_user_text), list(passages(prompt_text)), titles)
+
+
+def answer_from(question: str, candidates: list[Passage],
+                titles: Mapping[str, str] | None = None) -> str:
+    """The best passages for ``question``, each quoted with its citation; the refusal
+    sentence when none passes."""
+    chosen = rank(question, candidates, titles)
     if not chosen:
         return REFUSAL
     return "\n".join(f"{_quote(p.text)} [{p.doc_id}] {p.clause}" for p in chosen)

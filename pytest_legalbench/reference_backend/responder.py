@@ -14,6 +14,7 @@ from pytest_legalbench.gandr.wire import (
     EQUIVALENCE_TOOL,
     RUBRIC_TOOL,
 )
+from pytest_legalbench.reference_backend.agent import agent_answer, is_agent_request, next_calls
 from pytest_legalbench.reference_backend.answering import extractive_answer
 from pytest_legalbench.reference_backend.claim_audit import claim_audit_input
 from pytest_legalbench.reference_backend.critic_decision import critic_input
@@ -70,8 +71,11 @@ def request_digest(path: str, body: bytes) -> str:
 
 
 def respond(request: MessagesRequest, digest: str) -> Reply:
-    """Answer ``request``: a forced tool when one is chosen, else a text answer (the format a
-    GANDR writing prompt names, or the extractive answer)."""
+    """Answer ``request``: a forced tool when one is chosen, navagent's next tool calls or
+    answer, else a text answer (the format a GANDR writing prompt names, or the extractive
+    answer)."""
+    if is_agent_request(request):
+        return _agent_reply(request, digest)
     tool = _chosen_tool(request)
     if tool is None:
         written = gandr_text(request)
@@ -86,6 +90,19 @@ def respond(request: MessagesRequest, digest: str) -> Reply:
     block: dict[str, object] = {"type": "tool_use", "id": f"toolu_ref_{digest}",
                                 "name": tool, "input": data}
     return Reply((block,), "tool_use", estimate_tokens(json.dumps(data, sort_keys=True)))
+
+
+def _agent_reply(request: MessagesRequest, digest: str) -> Reply:
+    """navagent's next move: its tool calls (ids numbered within the turn), or its answer
+    when tools are off or nothing is left to read."""
+    calls = next_calls(request) if request.tool_choice == "auto" else []
+    if not calls:
+        return _text_reply(agent_answer(request), request.max_tokens)
+    blocks: tuple[dict[str, object], ...] = tuple(
+        {"type": "tool_use", "id": f"toolu_ref_{digest}_{number}", "name": name,
+         "input": arguments} for number, (name, arguments) in enumerate(calls, 1))
+    written = json.dumps([arguments for _, arguments in calls], sort_keys=True)
+    return Reply(blocks, "tool_use", estimate_tokens(written))
 
 
 def _chosen_tool(request: MessagesRequest) -> str | None:

@@ -47,11 +47,25 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class Block:
+    """One content block of a message: its kind, its text (a tool call's input as JSON, a
+    tool result's content), and for tool blocks the tool, the call's id and the error mark."""
+
+    kind: str
+    text: str
+    name: str = ""
+    call_id: str = ""
+    """A tool_use block's id, or the ``tool_use_id`` a tool_result answers."""
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
 class Turn:
     """One message: its role and the text of its content blocks, joined by newlines."""
 
     role: str
     text: str
+    blocks: tuple[Block, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -223,34 +237,40 @@ def _messages(value: object) -> tuple[tuple[Turn, ...], list[Segment]]:
         role = message.get("role")
         if role not in _ROLES:
             raise invalid(f"{where}.role: expected 'user' or 'assistant', got {role!r}")
-        blocks = _content(message.get("content"), f"{where}.content")
-        segments.extend(blocks)
-        turns.append(Turn(str(role), "\n".join(block.text for block in blocks)))
+        content = _content(message.get("content"), f"{where}.content")
+        segments.extend(segment for segment, _ in content)
+        turns.append(Turn(str(role), "\n".join(segment.text for segment, _ in content),
+                          tuple(block for _, block in content)))
     return tuple(turns), segments
 
 
-def _content(value: object, where: str) -> list[Segment]:
+def _content(value: object, where: str) -> list[tuple[Segment, Block]]:
     if isinstance(value, str):
-        return [Segment(value, False)]
+        return [(Segment(value, False), Block("text", value))]
     if not isinstance(value, list) or not value:
         raise invalid(f"{where}: expected a string or a non-empty list of content blocks")
-    segments = []
+    found = []
     for index, block in enumerate(value):
         place = f"{where}.{index}"
         if not isinstance(block, dict):
             raise invalid(f"{place}: expected a content block object")
         kind = block.get("type")
         if kind == "text":
-            text = _text_field(block, place)
+            read = Block("text", _text_field(block, place))
         elif kind == "tool_use":
-            text = json.dumps(block.get("input", {}), sort_keys=True)
+            read = Block("tool_use", json.dumps(block.get("input", {}), sort_keys=True),
+                         name=str(block.get("name", "")), call_id=str(block.get("id", "")))
         elif kind == "tool_result":
-            text = _tool_result_text(block.get("content", ""), place)
+            error = block.get("is_error", False)
+            if not isinstance(error, bool):
+                raise invalid(f"{place}.is_error: expected a boolean")
+            read = Block("tool_result", _tool_result_text(block.get("content", ""), place),
+                         call_id=str(block.get("tool_use_id", "")), is_error=error)
         else:
             raise invalid(f"{place}.type: content of type {kind!r} is not supported by the "
                           "reference backend (text, tool_use and tool_result are)")
-        segments.append(Segment(text, _cached(block, place)))
-    return segments
+        found.append((Segment(read.text, _cached(block, place)), read))
+    return found
 
 
 def _tool_result_text(value: object, where: str) -> str:

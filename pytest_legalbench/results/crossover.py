@@ -10,6 +10,10 @@ provision payload, ``I`` the navindex index and ``S`` the provisions navindex fe
   message: ``cost_nav = R * p_in``.
 - navindex reads its cached index in the scan and sends the fetched provisions uncached to the
   answer: ``cost_navindex = I * p_r + S * p_in``.
+- navagent's every turn is context (each re-reads the conversation so far), so its warm cost
+  is what its turns' input costs as measured: ``cost_agent = U * p_in + W * p_w + Rd * p_r``
+  for its uncached, cache-written and cache-read input per question, and the break-even
+  corpus is ``cost_agent / p_r``.
 
 The question, the instructions and the output tokens are paid by both sides alike and cancel;
 the scan's small output is left out, as SPEC §7 does. Then, for ``p_r > 0``:
@@ -176,6 +180,29 @@ def navindex_verdict(corpus_tokens: TokenAmount, index_tokens: TokenAmount,
                     f"index {_tokens(index)} + {_ratio_text(prices)} x payload {_tokens(payload)}",
                     warm_inject_cost(corpus_tokens, prices),
                     warm_navindex_cost(index, payload, prices))
+
+
+def warm_conversation_cost(uncached: TokenAmount, written: TokenAmount, read: TokenAmount,
+                           prices: Prices) -> Fraction:
+    """Return a conversation's context dollars per question: ``U*p_in + W*p_w + Rd*p_r``."""
+    return (_amount("uncached", uncached) * _per_token(prices.input)
+            + _amount("written", written) * _per_token(prices.cache_write)
+            + _amount("read", read) * _per_token(prices.cache_read))
+
+
+def conversation_verdict(mode: str, corpus_tokens: TokenAmount, uncached: TokenAmount,
+                         written: TokenAmount, read: TokenAmount,
+                         prices: Prices) -> CrossoverVerdict:
+    """Decide inject vs a mode whose turns all read context (navagent), from the mean input
+    per question its calls attended: uncached, cache-written and cache-read tokens."""
+    cost = warm_conversation_cost(uncached, written, read, prices)
+    break_even = (None if prices.cache_read == 0
+                  else cost / _per_token(prices.cache_read))
+    formula = (f"every turn's input priced ({_tokens(_amount('uncached', uncached))} uncached, "
+               f"{_tokens(_amount('written', written))} cache-written, "
+               f"{_tokens(_amount('read', read))} cache-read tokens) over the cache-read price")
+    return _verdict(mode, _amount("corpus_tokens", corpus_tokens), break_even, formula,
+                    warm_inject_cost(corpus_tokens, prices), cost)
 
 
 def navigate_payload_ceiling(corpus_tokens: TokenAmount, prices: Prices) -> Fraction | None:

@@ -15,10 +15,12 @@ from decimal import Decimal
 from statistics import fmean
 
 from pytest_legalbench.judging.pairing import RATE_PLACES, Tally, tally
-from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.llm.ledger import Call, sum_usage
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
+from pytest_legalbench.modes.names import NAVAGENT
 from pytest_legalbench.results.crossover import (
     CrossoverVerdict,
+    conversation_verdict,
     navigate_verdict,
     navindex_verdict,
 )
@@ -198,13 +200,23 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
     crossover = None
     if mode != "inject" and records[0].mode_calls:
         # The crossover in tokens the model actually read: inject's answering context is the
-        # corpus C, the mode's is its payload R, and navindex's scan reads its index I.
+        # corpus C, the mode's is its payload R, and navindex's scan reads its index I;
+        # navagent's every turn reads context, so all its input counts, priced as measured.
         corpus = _answering_mean(inject_calls)
         payload = _answering_mean(mode_calls)
         prices = card.prices_for(records[0].mode_calls[-1].model)
         scan = fmean(r.scan_tokens for r in records)
-        crossover = (navindex_verdict(corpus, scan, payload, prices) if mode == "navindex"
-                     else navigate_verdict(mode, corpus, payload, prices))
+        if mode == NAVAGENT:
+            total = sum_usage(c.usage for c in mode_calls)
+            items = len(records)
+            crossover = conversation_verdict(
+                mode, corpus, total.input_tokens / items,
+                total.cache_creation_input_tokens / items, total.cache_read_input_tokens / items,
+                prices)
+        elif mode == "navindex":
+            crossover = navindex_verdict(corpus, scan, payload, prices)
+        else:
+            crossover = navigate_verdict(mode, corpus, payload, prices)
     return ModeSummary(
         mode=mode, items=len(records),
         document_bound=tally(r.verdict for r in bound if r.verdict) if judged else None,

@@ -121,14 +121,14 @@ class QaRunner:
         return self._inject[question.id]
 
     def _answer(self, name: str, question: Question) -> _Answer:
-        from pytest_legalbench.run.answering import answer
+        from pytest_legalbench.run.answering import respond
 
         mode = self.mode(name)
         seen = len(self.client.ledger)
-        retrieval = mode.retrieve(question.question, question_id=question.id)
-        completion = answer(retrieval, question.question, self.client,
-                            self.settings.answer_model, question_id=question.id,
-                            inject_context=getattr(mode, "context", None))
+        # A mode that answers as it navigates (navagent) brings its answer; others are
+        # answered over what they retrieved.
+        retrieval, completion = respond(mode, question.question, self.client,
+                                        self.settings.answer_model, question_id=question.id)
         return _Answer(completion.text, self.client.ledger.calls[seen:], retrieval)
 
     def _keyfacts(self, question: Question, text: str) -> KeyFacts:

@@ -48,9 +48,8 @@ def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex
 
 
 def ask(session: QuerySession, question: str, model: str) -> tuple[Retrieval, Completion]:
-    """Retrieve for ``question`` with the session's mode, then answer from what was retrieved."""
-    from pytest_legalbench.run.answering import answer
+    """Retrieve for ``question`` with the session's mode, then answer from what was retrieved
+    (a mode that answers as it navigates brings its own answer)."""
+    from pytest_legalbench.run.answering import respond
 
-    retrieval = session.mode.retrieve(question)
-    context = getattr(session.mode, "context", None)
-    return retrieval, answer(retrieval, question, session.client, model, inject_context=context)
+    return respond(session.mode, question, session.client, model)

@@ -1,0 +1,38 @@
+"""``search``: the corpus's best retriever asked for provisions, which are named with snippets,
+never shown whole (reading them is ``read_provision``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pytest_legalbench.modes.base import Provision
+from pytest_legalbench.modes.index_tools.bounds import (
+    SEARCH_DEFAULT,
+    SEARCH_MOST,
+    ToolError,
+    ToolResult,
+    finished,
+    text_argument,
+    whole_number,
+)
+from pytest_legalbench.modes.index_tools.lookup import CorpusLookup
+
+#: What answers a search: a query to provisions, best first (the default navembed strategy).
+Searcher = Callable[[str], Sequence[Provision]]
+
+
+def search(lookup: CorpusLookup, searcher: Searcher | None, query: object,
+           limit: object = None) -> ToolResult:
+    """The best ``limit`` provisions for ``query``: ids, clauses, headings and snippets."""
+    asked = text_argument(query, "query")
+    most = whole_number(limit, "limit", SEARCH_DEFAULT, 1, SEARCH_MOST)
+    if searcher is None:
+        raise ToolError("search is unavailable on this server (no retriever could be built); "
+                        "use outline and define_term")
+    found = [p for p in searcher(asked) if p.node_id in lookup.nodes]
+    hits = [{**lookup.sketch(lookup.nodes[p.node_id]),
+             "context": lookup.context(lookup.nodes[p.node_id])} for p in found[:most]]
+    notes = ([(f"{len(found) - most} more hits left out; ask with a larger limit (at most "
+               f"{SEARCH_MOST}) or a narrower query")] if len(found) > most else [])
+    data = {"query": asked, "hits": hits}
+    return finished("search", data, notes)
