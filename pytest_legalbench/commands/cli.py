@@ -15,6 +15,7 @@ from pytest_legalbench.commands import (
     cuad,
     evaluate,
     gandr_results,
+    mcp,
     query,
     spans,
 )
@@ -27,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results):
+    for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results,
+                    mcp):
         command.register(commands)
     return parser
 

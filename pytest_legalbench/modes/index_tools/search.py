@@ -3,9 +3,10 @@ never shown whole (reading them is ``read_provision``)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
-from pytest_legalbench.modes.base import Provision
+from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable, Provision
 from pytest_legalbench.modes.index_tools.bounds import (
     SEARCH_DEFAULT,
     SEARCH_MOST,
@@ -16,6 +17,7 @@ from pytest_legalbench.modes.index_tools.bounds import (
     whole_number,
 )
 from pytest_legalbench.modes.index_tools.lookup import CorpusLookup
+from pytest_legalbench.modes.names import DEFAULT_STRATEGY
 
 #: What answers a search: a query to provisions, best first (the default navembed strategy).
 Searcher = Callable[[str], Sequence[Provision]]
@@ -36,3 +38,23 @@ def search(lookup: CorpusLookup, searcher: Searcher | None, query: object,
                f"{SEARCH_MOST}) or a narrower query")] if len(found) > most else [])
     data = {"query": asked, "hits": hits}
     return finished("search", data, notes)
+
+
+def default_searcher(corpus: Corpus, settings: ModeSettings) -> Searcher:
+    """The default navembed strategy as a searcher, built on the first search (embedding a
+    corpus takes a while; the other tools answer at once); ToolError when it cannot run."""
+    built: list[Mode] = []
+    lock = threading.Lock()
+
+    def search_with(query: str) -> Sequence[Provision]:
+        with lock:
+            if not built:
+                from pytest_legalbench.modes import navembed
+
+                try:
+                    built.append(navembed.build(DEFAULT_STRATEGY, corpus, settings, None))
+                except ModeUnavailable as error:
+                    raise ToolError(f"search is unavailable: {error.reason}") from None
+        return built[0].retrieve(query).provisions
+
+    return search_with
