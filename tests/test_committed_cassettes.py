@@ -16,7 +16,7 @@ COMMITTED = REPO / "cassettes"
 MODULE = "test_legalbench"
 #: Every mode that runs offline; rerank needs cross-encoder weights that cannot be had here.
 MODES = ("inject", "navembed:embed", "navembed:embed+xref", "navembed:hybrid",
-         "navembed:titles", "navembed:chunks", "navindex",
+         "navembed:titles", "navembed:chunks", "navindex", "navagent",
          # GANDR and its baselines but B3, which needs a cross-encoder.
          "gandr", "gandr:b1", "gandr:b2", "gandr:b4", "gandr:b5")
 #: Items re-recorded by the diff test: modes whose requests carry no prompt-cache marks, so

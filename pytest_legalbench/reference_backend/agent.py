@@ -34,7 +34,7 @@ AGENT_TOOLS = frozenset({SEARCH, READ_PROVISION})
 #: Hits one search asks for: as many as the tool gives.
 SEARCH_HITS = 20
 #: Provisions read per turn, at most.
-READS_PER_TURN = 6
+READS_PER_TURN = 8
 
 _SPACE = re.compile(r"\s+")
 

@@ -198,9 +198,10 @@ def conversation_verdict(mode: str, corpus_tokens: TokenAmount, uncached: TokenA
     cost = warm_conversation_cost(uncached, written, read, prices)
     break_even = (None if prices.cache_read == 0
                   else cost / _per_token(prices.cache_read))
-    formula = (f"every turn's input priced ({_tokens(_amount('uncached', uncached))} uncached, "
+    formula = (f"(all turns' input per question, priced: "
+               f"{_tokens(_amount('uncached', uncached))} uncached, "
                f"{_tokens(_amount('written', written))} cache-written, "
-               f"{_tokens(_amount('read', read))} cache-read tokens) over the cache-read price")
+               f"{_tokens(_amount('read', read))} cache-read tokens) / cache-read price")
     return _verdict(mode, _amount("corpus_tokens", corpus_tokens), break_even, formula,
                     warm_inject_cost(corpus_tokens, prices), cost)
 

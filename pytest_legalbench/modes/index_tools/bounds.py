@@ -23,6 +23,9 @@ TEXT_CHARS = 20_000
 SNIPPET_CHARS = 240
 #: Items of a list (documents, hits, references, parts, amendments) one result holds.
 LIST_ITEMS = 50
+#: Links a read lists of each kind (terms used, clauses cited, amendments); the tools for
+#: each kind list them all.
+LINK_ITEMS = 12
 #: Close matches an error message suggests at most.
 SUGGESTIONS_CAP = 10
 #: Entries of an outline.

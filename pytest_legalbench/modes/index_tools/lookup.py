@@ -102,8 +102,8 @@ class CorpusLookup:
         return context_line(node, self.title(node.doc_id), self.nodes)
 
     def brief(self, node: Node) -> dict[str, object]:
-        """A provision named, not shown: id, document, clause, heading, size."""
-        return {"node_id": node.node_id, "doc_id": node.doc_id, "clause": self.clause(node),
+        """A provision named, not shown: id (its document's id first), clause, heading, size."""
+        return {"node_id": node.node_id, "clause": self.clause(node),
                 "heading": self.heading(node), "tokens": estimate_tokens(node.text)}
 
     def sketch(self, node: Node, chars: int = SNIPPET_CHARS) -> dict[str, object]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from pytest_legalbench.modes.base import Provision
 from pytest_legalbench.modes.index_tools.bounds import (
+    LINK_ITEMS,
     LIST_ITEMS,
     OUTLINE_DEEPEST,
     OUTLINE_DEFAULT,
@@ -58,21 +59,21 @@ def read_provision(lookup: CorpusLookup, node_id: object,
         data["defines"] = list(node.defines)
     terms, more_terms = capped([(term, node_ref) for node_ref in node.uses_definitions
                                 if node_ref in lookup.nodes
-                                for term in lookup.nodes[node_ref].defines[:1]])
+                                for term in lookup.nodes[node_ref].defines[:1]], LINK_ITEMS)
     if terms:
         data["uses_terms"] = [{"term": term, "node_id": ref} for term, ref in terms]
-    amended_by, _ = capped(lookup.links.amending(node))
+    amended_by, more_by = capped(lookup.links.amending(node), LINK_ITEMS)
     if amended_by:
         data["amended_by"] = lookup.briefs(amended_by)
-    base, _ = capped(base_provisions(lookup, node))
+    base, more_base = capped(base_provisions(lookup, node), LINK_ITEMS)
     if base:
         data["amends"] = lookup.briefs(base)
-    references, more_references = capped(list(node.cross_references))
+    references, more_references = capped(list(node.cross_references), LINK_ITEMS)
     if references:
         data["cites"] = lookup.briefs(references)
-    if more_terms or more_references:
-        notes.append("lists of terms and citations capped at "
-                     f"{LIST_ITEMS}; follow_references lists every citation")
+    if more_terms or more_references or more_by or more_base:
+        notes.append(f"links listed up to {LINK_ITEMS} of each kind; amendments and "
+                     f"follow_references list them all")
     children, more_children = capped(parts(lookup, node))
     if cut:
         data["parts"] = children

@@ -32,12 +32,20 @@ def search(lookup: CorpusLookup, searcher: Searcher | None, query: object,
         raise ToolError("search is unavailable on this server (no retriever could be built); "
                         "use outline and define_term")
     found = [p for p in searcher(asked) if p.node_id in lookup.nodes]
-    hits = [{**lookup.sketch(lookup.nodes[p.node_id]),
-             "context": lookup.context(lookup.nodes[p.node_id])} for p in found[:most]]
+    hits = [_hit(lookup, p.node_id) for p in found[:most]]
     notes = ([(f"{len(found) - most} more hits left out; ask with a larger limit (at most "
                f"{SEARCH_MOST}) or a narrower query")] if len(found) > most else [])
     data = {"query": asked, "hits": hits}
     return finished("search", data, notes)
+
+
+def _hit(lookup: CorpusLookup, node_id: str) -> dict[str, object]:
+    """A hit: its id, clause, where it sits (document title and headings), size, snippet."""
+    node = lookup.nodes[node_id]
+    sketch = lookup.sketch(node)
+    # The context line ends with the heading: it is not repeated.
+    del sketch["heading"]
+    return {**sketch, "context": lookup.context(node)}
 
 
 def default_searcher(corpus: Corpus, settings: ModeSettings) -> Searcher:
