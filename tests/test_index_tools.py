@@ -161,13 +161,20 @@ def test_unanswerable_calls_are_tool_errors(transactions: IndexTools, tool: str,
 def test_search_names_provisions_with_snippets_only(deals: IndexTools) -> None:
     data = _sized(deals.call("search", {"query": "What is the monthly rent?", "limit": 5}))
     hits = data["hits"]
-    assert len(hits) == 5 and data["truncated"] and "limit" in data["note"]
+    assert len(hits) == 5 and data["truncated"] and "offset=5" in data["note"]
     assert {f"{LEASE}:2.1", f"{LEASE_AMENDMENT}:1"} <= {h["node_id"] for h in hits}
     assert all(len(h["snippet"]) <= bounds.SNIPPET_CHARS + 2 and "text" not in h for h in hits)
     assert all(h["context"].startswith(("Equipment Lease", "First Amendment")) for h in hits)
     assert deals.search("monthly rent").read == ()
     most = _sized(deals.search("rent", limit=500))
     assert len(most["hits"]) <= bounds.SEARCH_MOST
+    # The next page starts where the first ended, and the last page says nothing is left.
+    after = _sized(deals.call("search", {"query": "What is the monthly rent?", "limit": 5,
+                                         "offset": 5}))
+    assert after["offset"] == 5
+    assert not {h["node_id"] for h in after["hits"]} & {h["node_id"] for h in hits}
+    last = _sized(deals.search("What is the monthly rent?", limit=20, offset=10_000))
+    assert last["hits"] == [] and last["truncated"] is False
 
 
 def test_an_amendment_uses_the_definition_of_the_agreement_it_amends(deals: IndexTools) -> None:

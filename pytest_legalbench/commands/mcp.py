@@ -18,8 +18,8 @@ from pytest_legalbench.plugin.settings import RETRIEVAL_OPTIONS
 
 #: The HTTP port unless ``--port`` says otherwise.
 DEFAULT_PORT = 8765
-#: The retrieval settings the server's search uses.
-_SEARCH_SETTINGS = ("embedding_model", "payload_budget_tokens", "definitions_per_node")
+#: The retrieval setting a user may change for the server's search.
+_SEARCH_SETTINGS = ("embedding_model",)
 
 
 def register(commands: Any) -> None:

@@ -132,8 +132,10 @@ def _add_tools(server: Any, tools: IndexTools, tool_error: type[Exception]) -> N
 
     def search(query: Annotated[str, Field(description=_described("search", "query"))],
                limit: Annotated[int, Field(description=_described("search", "limit"))]
-               = SEARCH_DEFAULT) -> dict[str, Any]:
-        return run(lambda: tools.search(query, limit))
+               = SEARCH_DEFAULT,
+               offset: Annotated[int, Field(description=_described("search", "offset"))] = 0,
+               ) -> dict[str, Any]:
+        return run(lambda: tools.search(query, limit, offset))
 
     def read_provision(node_id: node) -> dict[str, Any]:
         return run(lambda: tools.read_provision(node_id))

@@ -35,7 +35,7 @@ from pytest_legalbench.tokens import estimate_tokens
 #: Output room of every turn: a turn may be the one that answers.
 TURN_MAX_TOKENS = 2048
 #: Tool calls one turn may make; further calls are answered with an error.
-CALLS_PER_TURN = 8
+CALLS_PER_TURN = 16
 #: Reasons a tool call is answered with an error, as a retrieval counts them.
 DROP_REASONS = ("invalid_tools", "tool_errors", "over_budget", "too_many_calls")
 

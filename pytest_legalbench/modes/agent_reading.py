@@ -51,10 +51,6 @@ class Reading:
         """Tokens of the budget still unspent."""
         return self.budget - self.spent
 
-    def cost(self, shown: Sequence[Provision]) -> int:
-        """What taking ``shown`` would add to the payload."""
-        return payload_tokens(self._with(shown)) - self.spent
-
     def take(self, shown: Sequence[Provision]) -> int:
         """Add ``shown`` and return what it cost; OverBudget (nothing taken) when it does not
         fit."""

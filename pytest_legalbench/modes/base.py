@@ -164,7 +164,7 @@ class ModeSettings:
     titles_model: str = DEFAULT_ANSWER_MODEL
     agent_turns: int = 8
     """Most navigation turns navagent's model may take before it must answer."""
-    agent_tokens: int = 60_000
+    agent_tokens: int = 80_000
     """Most input tokens navagent's navigation turns may attend in total (estimated before
     each turn; the answering turn comes on top)."""
 

@@ -5,9 +5,9 @@ The backend reads only the request: the question of the first user turn, the too
 the assistant turns and the results the user turns carry. Each turn it makes the next moves
 a careful reader would: search with the question first; then read what the reads so far point
 to (the amendments of a provision and the base provision of an amendment, the definitions of
-the terms the question writes), then the search hits in their ranked order, then the clauses
-the reads cite, several per turn, each only when it fits what the results say is left of the
-reading budget. When nothing more
+the terms the question writes), then the search hits in their ranked order (a second page of
+them when the first is read), then the clauses the reads cite, several per turn, each only when
+it fits what the results say is left of the reading budget. When nothing more
 fits, or tools are switched off, it answers extractively from the text it read.
 """
 
@@ -33,8 +33,10 @@ from pytest_legalbench.reference_backend.wire import MessagesRequest
 AGENT_TOOLS = frozenset({SEARCH, READ_PROVISION})
 #: Hits one search asks for: as many as the tool gives.
 SEARCH_HITS = 20
+#: Pages of hits it reads at most (the next page when the first is read and budget is left).
+SEARCH_PAGES = 2
 #: Provisions read per turn, at most.
-READS_PER_TURN = 8
+READS_PER_TURN = 16
 
 _SPACE = re.compile(r"\s+")
 
@@ -49,7 +51,9 @@ class Conversation:
     """What the conversation so far tells: the question, the reads, the leads, the budget."""
 
     question: str
-    searched: bool = False
+    searches: int = 0
+    next_page: int | None = None
+    """The offset of the next page of hits, when the last search said there are more."""
     hits: list[dict[str, object]] = field(default_factory=list)
     leads: list[dict[str, object]] = field(default_factory=list)
     """Provisions the reads point to (amendments, base provisions), in the order found."""
@@ -83,7 +87,7 @@ def read_conversation(request: MessagesRequest) -> Conversation:
 
 def _mark_asked(state: Conversation, name: str, arguments: Mapping[str, object]) -> None:
     if name == SEARCH:
-        state.searched = True
+        state.searches += 1
     for key in ("node_id", "term"):
         if isinstance(arguments.get(key), str) and name in READING_TOOLS:
             state.asked.add(str(arguments[key]))
@@ -94,7 +98,11 @@ def _take_result(state: Conversation, name: str, result: Mapping[str, object]) -
     if isinstance(left, int) and not isinstance(left, bool):
         state.budget_left = left
     if name == SEARCH:
-        state.hits.extend(h for h in _entries(result.get("hits")))
+        hits = list(_entries(result.get("hits")))
+        state.hits.extend(hits)
+        offset = result.get("offset")
+        state.next_page = (offset + len(hits) if isinstance(offset, int) and hits
+                           and result.get("truncated") is True else None)
         return
     if name not in READING_TOOLS:
         return
@@ -114,7 +122,7 @@ def _take_result(state: Conversation, name: str, result: Mapping[str, object]) -
 def next_calls(request: MessagesRequest) -> list[tuple[str, dict[str, object]]]:
     """The tool calls of the next turn; none when it is time to answer."""
     state = read_conversation(request)
-    if not state.searched:
+    if not state.searches:
         return [(SEARCH, {"query": state.question, "limit": SEARCH_HITS})]
     left = state.budget_left
     chosen: list[tuple[str, dict[str, object]]] = []
@@ -124,7 +132,19 @@ def next_calls(request: MessagesRequest) -> list[tuple[str, dict[str, object]]]:
             state.asked.update((term, node_id))
             chosen.append((DEFINE_TERM, {"term": term, "doc_id": doc_id} if doc_id
                            else {"term": term}))
-    for lead in [*state.leads, *state.hits, *state.cited]:
+    left = _reads(state, [*state.leads, *state.hits], chosen, left)
+    if not chosen and state.next_page is not None and state.searches < SEARCH_PAGES \
+            and (left is None or left > 0):
+        return [(SEARCH, {"query": state.question, "limit": SEARCH_HITS,
+                          "offset": state.next_page})]
+    _reads(state, state.cited, chosen, left)
+    return chosen
+
+
+def _reads(state: Conversation, leads: list[dict[str, object]],
+           chosen: list[tuple[str, dict[str, object]]], left: int | None) -> int | None:
+    """Add reads of ``leads`` not asked for yet that fit ``left``; return what is left."""
+    for lead in leads:
         wanted, tokens = lead.get("node_id"), lead.get("tokens")
         if len(chosen) >= READS_PER_TURN or not isinstance(wanted, str) \
                 or wanted in state.asked:
@@ -136,7 +156,7 @@ def next_calls(request: MessagesRequest) -> list[tuple[str, dict[str, object]]]:
         chosen.append((READ_PROVISION, {"node_id": wanted}))
         if left is not None:
             left -= size
-    return chosen
+    return left
 
 
 def agent_answer(request: MessagesRequest) -> str:

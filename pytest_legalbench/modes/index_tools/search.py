@@ -24,18 +24,21 @@ Searcher = Callable[[str], Sequence[Provision]]
 
 
 def search(lookup: CorpusLookup, searcher: Searcher | None, query: object,
-           limit: object = None) -> ToolResult:
-    """The best ``limit`` provisions for ``query``: ids, clauses, headings and snippets."""
+           limit: object = None, offset: object = None) -> ToolResult:
+    """The best provisions for ``query`` from rank ``offset``, at most ``limit``: ids,
+    clauses, headings and snippets."""
     asked = text_argument(query, "query")
     most = whole_number(limit, "limit", SEARCH_DEFAULT, 1, SEARCH_MOST)
     if searcher is None:
         raise ToolError("search is unavailable on this server (no retriever could be built); "
                         "use outline and define_term")
     found = [p for p in searcher(asked) if p.node_id in lookup.nodes]
-    hits = [_hit(lookup, p.node_id) for p in found[:most]]
-    notes = ([(f"{len(found) - most} more hits left out; ask with a larger limit (at most "
-               f"{SEARCH_MOST}) or a narrower query")] if len(found) > most else [])
-    data = {"query": asked, "hits": hits}
+    start = whole_number(offset, "offset", 0, 0, len(found))
+    hits = [_hit(lookup, p.node_id) for p in found[start:start + most]]
+    left = len(found) - start - len(hits)
+    notes = ([(f"{left} more hits; call again with offset={start + len(hits)} for the next "
+               f"ones")] if left > 0 else [])
+    data = {"query": asked, "offset": start, "hits": hits}
     return finished("search", data, notes)
 
 

@@ -54,13 +54,17 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(SEARCH,
              "Find the provisions that best match a query (dense and lexical ranking, routed "
              "to the parties and instruments the query names, with the amendments and "
-             "definitions the best matches need). Returns node ids, clauses, headings and "
-             "short snippets, not the text: read_provision reads a hit. " + _SIZES,
+             "definitions the best matches need), best first. Returns node ids, clauses, "
+             "headings and short snippets, not the text: read_provision reads a hit. "
+             + _SIZES,
              _object({"query": {"type": "string", "description": "what to look for, in words "
                                                                  "(the question itself works)"},
                       "limit": {"type": "integer",
                                 "description": f"hits to return (default {SEARCH_DEFAULT}, "
-                                               f"at most {SEARCH_MOST})"}}, ("query",))),
+                                               f"at most {SEARCH_MOST})"},
+                      "offset": {"type": "integer",
+                                 "description": "rank of the first hit to return, for the next "
+                                                "page (default 0)"}}, ("query",))),
     ToolSpec(READ_PROVISION,
              "Read one provision verbatim: its text (up to "
              f"{TEXT_CHARS:,} characters), span in the document, the headings it sits under, "

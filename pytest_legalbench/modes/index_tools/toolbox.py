@@ -36,9 +36,9 @@ class IndexTools:
         """The documents and transaction sets."""
         return catalogue.list_documents(self.lookup, offset, limit)
 
-    def search(self, query: object, limit: object = None) -> ToolResult:
-        """The best provisions for ``query``, with snippets."""
-        return searching.search(self.lookup, self.searcher, query, limit)
+    def search(self, query: object, limit: object = None, offset: object = None) -> ToolResult:
+        """The best provisions for ``query``, with snippets, a page at a time."""
+        return searching.search(self.lookup, self.searcher, query, limit, offset)
 
     def read_provision(self, node_id: object) -> ToolResult:
         """A provision's verbatim text and what it links to."""
@@ -75,7 +75,7 @@ class IndexTools:
         if name == LIST_DOCUMENTS:
             return self.list_documents(given.get("offset"), given.get("limit"))
         if name == SEARCH:
-            return self.search(given["query"], given.get("limit"))
+            return self.search(given["query"], given.get("limit"), given.get("offset"))
         if name == READ_PROVISION:
             return self.read_provision(given["node_id"])
         if name == FOLLOW_REFERENCES:
