@@ -3,8 +3,8 @@ that runs offline, on the scored question set of a profile, beside the chunk bas
 
 Run: ``.venv/bin/python perf/question_recall.py [--profile transactions] [--json OUT]``
 (corpus from $LEGALBENCH_CORPUS_DIR, else ../shared/corpus). It is ``legalbench evaluate``
-with every mode named: navindex and navembed:titles run against the embedded reference
-backend (a deterministic navigator, not a model), and navembed:rerank only when a
+with every mode named: navindex, navagent and navembed:titles run against the embedded
+reference backend (a deterministic navigator, not a model), and navembed:rerank only when a
 cross-encoder is given with ``--cross-encoder``. A measurement, not a test: the numbers are
 printed, never asserted.
 """
@@ -21,7 +21,7 @@ from pytest_legalbench.commands.cli import main as legalbench
 
 MODES = ("navembed:closure", "navembed:embed", "navembed:embed+xref", "navembed:hybrid",
          "navembed:titles",
-         "navindex")
+         "navindex", "navagent")
 
 
 def main() -> int:
