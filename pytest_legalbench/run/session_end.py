@@ -76,7 +76,7 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
         from pytest_legalbench.run.html_report import write_html_report
 
         page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
-        lines.append(f"report page: {page}")
+        lines.append(f"report: {page} (one page, open it in a browser)")
     return lines
 
 
