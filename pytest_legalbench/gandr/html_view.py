@@ -4,6 +4,7 @@ reads the same ones); items name them."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from pytest_legalbench.gandr.record import GandrRecord, Repeat
@@ -64,6 +65,9 @@ def gandr_data(records: Sequence[GandrRecord], card: PriceCard) -> dict[str, obj
             "cost": float(price_calls(calls, card).total), "tags": outcome_tags(record),
             "repeats": [_repeat(r, card) for r in record.repeats],
             "equivalence": [list(pair) for pair in record.equivalence]})
-    return {"systems": sorted({r.system for r in records}),
-            "kinds": sorted({r.kind for r in records}), "passages": dict(sorted(passages.items())),
-            "items": items}
+    found = {"systems": sorted({r.system for r in records}),
+             "kinds": sorted({r.kind for r in records}), "passages": passages, "items": items}
+    # Keys sorted throughout, as gandr-results.json stores them: the page of a session and
+    # the page rebuilt from its files are the same bytes.
+    ordered: dict[str, object] = json.loads(json.dumps(found, sort_keys=True))
+    return ordered
