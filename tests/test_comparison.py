@@ -112,7 +112,8 @@ def test_a_comparison_tests_the_shared_items_and_lists_the_flips() -> None:
     assert plain["modes"][0]["paired_tests"][0]["b_only_a"] == 10
     assert plain["modes"][0]["metrics"]["ties"]["change"] == pytest.approx(-0.0769)
     lines = comparison_lines(found)
-    assert lines[0] == "A: A" and "navindex (A) vs navindex (B): 13 and 13 items, 13 shared" in lines
+    assert lines[0] == "A: A"
+    assert "navindex (A) vs navindex (B): 13 and 13 items, 13 shared" in lines
     assert any("true in A only b = 10, in B only c = 2, exact McNemar p = 0.03857" in line
                for line in lines)
     assert "    q12: verdict tie -> inject" in lines
@@ -121,8 +122,8 @@ def test_a_comparison_tests_the_shared_items_and_lists_the_flips() -> None:
 
 @pytest.mark.parametrize(("changes", "warning"), [
     ({"backend": "anthropic"}, "different backends: A ran on reference, B on anthropic"),
-    ({"corpus": CorpusIdentity("cuad", 510, "cd" * 32)}, "different corpora: A read profile "
-                                                         "transactions, B profile cuad"),
+    ({"corpus": CorpusIdentity("cuad", 510, "cd" * 32)}, ("different corpora: A read profile "
+                                                         "transactions, B profile cuad")),
     ({"corpus": CorpusIdentity("transactions", 10, "cd" * 32)}, "with different texts"),
     ({"corpus": CorpusIdentity("transactions", 0, "unknown")}, "corpus of a run is not recorded"),
     ({"judge": "forced"}, "judged by different protocols: reference-anchored in A, forced in B"),
@@ -142,9 +143,9 @@ def test_a_different_question_set_is_a_warning_and_only_shared_items_pair() -> N
     reworded = replace(b.records[0], question="another question?")
     b = _run([reworded, *b.records[1:], extra])
     found = compare_runs(a, b)
-    assert found.warnings == ("different question sets: 1 only in B; 1 asked or answered "
+    assert found.warnings == (("different question sets: 1 only in B; 1 asked or answered "
                               "differently (q00); the paired tests use the questions both "
-                              "runs share",)
+                              "runs share"),)
     assert found.modes[0].shared == 13 and found.modes[0].items_b == 14
 
 

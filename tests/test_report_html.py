@@ -7,6 +7,7 @@ today's cassettes. The tests skip only when no Chromium can be had.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -215,7 +216,7 @@ def test_each_provision_text_is_in_the_page_once(runs: Runs) -> None:
     data = json.loads(island.group(1))["qa"]
     for doc_id, segments in data["texts"].items():
         bounds = sorted((s, e) for s, e, _ in segments)
-        assert all(a[1] < b[0] for a, b in zip(bounds, bounds[1:])), doc_id  # disjoint
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(bounds)), doc_id  # disjoint
     for place in data["provisions"].values():
         assert any(s <= place["start"] and place["end"] <= e
                    for s, e, _ in data["texts"][place["doc_id"]])
@@ -258,3 +259,16 @@ def test_legalbench_compare_on_two_real_runs(browser: Any, runs: Runs, tmp_path:
     assert page.locator("li.flip").count() == len(flipped)
     assert "navembed:chunks (A) vs navembed:hybrid (B)" in page.inner_text("h2")
     assert requested == [page_path.as_uri()] and errors == []
+
+
+def test_legalbench_report_of_a_gandr_only_folder_and_of_nothing(
+        runs: Runs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(runs.b / "gandr-results.json", tmp_path)
+    assert main(["report", str(tmp_path), "-q"]) == 0
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert 'id="gandr-items"' in html and 'id="qa-items"' not in html
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    assert "no such report folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty")]) == 2
+    assert "neither results.json nor gandr-results.json" in capsys.readouterr().err
