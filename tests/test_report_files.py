@@ -125,7 +125,7 @@ def test_writes_the_five_files_and_nothing_else(written: list[Path], tmp_path: P
 def test_results_json_round_trips_every_record_in_order(written: list[Path]) -> None:
     data = json.loads(written[0].read_text(encoding="utf-8"))
     assert set(data) == {"format_version", "backend", "models", "run", "records", "provisions",
-                         "summary"}
+                         "texts", "summary"}
     assert data["format_version"] == RECORD_FORMAT
     assert (data["backend"], data["models"], data["summary"]) == ("reference", MODELS, SUMMARY)
     records = [ItemRecord.from_dict(item) for item in data["records"]]

@@ -122,6 +122,8 @@ def _corpus(end: SessionEnd) -> tuple[dict[str, str], CorpusIdentity]:
     from pytest_legalbench.ingest.document import CorpusError
     from pytest_legalbench.ingest.selection import Selection, load_documents
 
+    if not end.profile:
+        return {}, CorpusIdentity(UNKNOWN, 0, UNKNOWN)
     try:
         documents = load_documents(Selection(profile=end.profile), corpus_dir=end.corpus_dir,
                                    cache_dir=end.cache_dir or Path("."))
