@@ -53,8 +53,11 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory, corpus_root: Path,
          shared_cache: Path) -> Runs:
-    # Beside the workers' temporary folders, so both xdist workers share one pair of runs.
-    shared = tmp_path_factory.getbasetemp().parent / "legalbench-replayed"
+    # Under xdist, beside the workers' temporary folders (the session's own folder), so both
+    # workers share one pair of runs; a serial session has its own folder.
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / \
+        "legalbench-replayed"
     try:
         return replayed_runs(shared, corpus_root, shared_cache)
     except RuntimeError as error:

@@ -8,23 +8,15 @@ import json
 from collections.abc import Sequence
 
 from pytest_legalbench.gandr.record import GandrRecord, Repeat
-from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
-
-
-def _calls(calls: Sequence[Call], card: PriceCard) -> list[dict[str, object]]:
-    return [{"arm": "judge" if c.stage.startswith("judge") else "system", "stage": c.stage,
-             "model": c.model, "input": c.usage.input_tokens,
-             "write": c.usage.cache_creation_input_tokens,
-             "read": c.usage.cache_read_input_tokens, "output": c.usage.output_tokens,
-             "latency": c.latency_s, "valid": c.valid,
-             "cost": float(price_calls([c], card).total)} for c in calls]
+from pytest_legalbench.results.html_data import call_rows
 
 
 def _repeat(repeat: Repeat, card: PriceCard) -> dict[str, object]:
     found = repeat.to_dict()
     found.update(strict=repeat.strict, lenient=repeat.lenient,
-                 calls=_calls(repeat.calls, card))
+                 calls=[row for c in repeat.calls for row in call_rows(
+                     "judge" if c.stage.startswith("judge") else "system", [c], card)])
     return found
 
 

@@ -1,10 +1,10 @@
 """The QA part of report.html's data island: plain builtins the page's script draws from.
 
-Nothing is written twice. A question's text, reference and inject answer (one per question,
-shared by every mode) sit once under ``questions``; a provision's text sits once, in
-``texts``, the merged retrieved stretches of each document (``provisions`` maps a node id to
-its span in them); items name both by id. Each item carries the tags the
-page's outcome filter selects on.
+Nothing is written twice. A question's text, reference, evidence quotes and inject answer (one
+per question, shared by every mode) sit once under ``questions``; a provision's text sits
+once, in ``texts``, the merged retrieved stretches of each document (``provisions`` maps a
+node id to its document, citation and span); items name both by id. Each item carries the
+tags the page's outcome filter selects on.
 """
 
 from __future__ import annotations
@@ -40,12 +40,17 @@ def outcome_tags(record: ItemRecord) -> list[str]:
     return tags
 
 
-def _calls(arm: str, calls: Iterable[Call], card: PriceCard) -> list[dict[str, object]]:
-    return [{"arm": arm, "stage": c.stage, "model": c.model, "input": c.usage.input_tokens,
-             "write": c.usage.cache_creation_input_tokens,
-             "read": c.usage.cache_read_input_tokens, "output": c.usage.output_tokens,
-             "latency": c.latency_s, "valid": c.valid,
-             "cost": float(price_calls([c], card).total)} for c in calls]
+#: The fields of a call in the data island, in the order each call's list holds them.
+CALL_FIELDS = ("arm", "stage", "model", "input", "write", "read", "output", "latency", "valid",
+               "cost")
+
+
+def call_rows(arm: str, calls: Iterable[Call], card: PriceCard) -> list[list[object]]:
+    """Each call as a list in ``CALL_FIELDS`` order (a list per call, not a keyed object:
+    the keys would be repeated thousands of times)."""
+    return [[arm, c.stage, c.model, c.usage.input_tokens, c.usage.cache_creation_input_tokens,
+             c.usage.cache_read_input_tokens, c.usage.output_tokens, c.latency_s, c.valid,
+             float(price_calls([c], card).total)] for c in calls]
 
 
 def _item(record: ItemRecord, card: PriceCard) -> dict[str, object]:
@@ -62,11 +67,13 @@ def _item(record: ItemRecord, card: PriceCard) -> dict[str, object]:
         "cost_mode": float(price_calls(record.mode_calls, card).total) if paired else None,
         "cost_inject": float(price_calls(record.inject_calls, card).total),
         "cost_judge": float(price_calls(record.judge_calls, card).total),
-        "provisions": [[p.node_id, p.doc_id, p.clause, p.start, p.end]
-                       for p in record.provisions],
-        "evidence": [q.to_dict() for q in record.evidence],
-        "calls": _calls(record.mode, record.mode_calls, card)
-        + _calls("judge", record.judge_calls, card),
+        # Node ids only: the provision table holds each one's document, citation and span.
+        "provisions": [p.node_id for p in record.provisions],
+        # Index-aligned with the question's quotes: found, and [node, start, end] marks.
+        "evidence": [[q.found, [[m.node_id, m.start, m.end] for m in q.marks]]
+                     for q in record.evidence],
+        "calls": call_rows(record.mode, record.mode_calls, card)
+        + call_rows("judge", record.judge_calls, card),
     }
 
 
@@ -78,7 +85,8 @@ def _questions(records: Sequence[ItemRecord], card: PriceCard) -> dict[str, dict
             "question": record.question, "reference": record.reference, "kind": record.kind,
             "area": record.practice_area, "difficulty": record.difficulty,
             "inject_answer": record.inject_answer, "kf_inject": record.keyfacts_inject.to_dict(),
-            "inject_calls": _calls("inject", record.inject_calls, card)})
+            "quotes": [[q.doc_id, q.quote] for q in record.evidence],
+            "inject_calls": call_rows("inject", record.inject_calls, card)})
     return questions
 
 

@@ -37,7 +37,7 @@ def report_html(qa: StoredRun | None, gandr: Sequence[GandrRecord] | None, card:
                 *, warnings: Sequence[str] = ()) -> str:
     """The page of a run: its QA part, its GANDR part, or both."""
     from pytest_legalbench.gandr.html_view import gandr_data
-    from pytest_legalbench.results.html_data import qa_data
+    from pytest_legalbench.results.html_data import CALL_FIELDS, qa_data
 
     parts = ["<h1>legalbench report</h1>", warnings_html(warnings)]
     title = "legalbench report"
@@ -53,7 +53,7 @@ def report_html(qa: StoredRun | None, gandr: Sequence[GandrRecord] | None, card:
         parts.append("<p>No items were recorded.</p>")
     parts.append("<noscript><p class=\"warning\">The item tables need JavaScript; the summary "
                  "above reads without it.</p></noscript>")
-    data = {"qa": qa_data(qa, card) if qa is not None else None,
+    data = {"call_fields": list(CALL_FIELDS), "qa": qa_data(qa, card) if qa is not None else None,
             "gandr": gandr_data(gandr, card) if gandr else None}
     return page(title, "\n".join(parts), data)
 

@@ -159,11 +159,18 @@
     return pre;
   }
 
+  // Calls travel as lists in the order of the island's call_fields.
+  function call(row) {
+    var found = {};
+    DATA.call_fields.forEach(function (name, index) { found[name] = row[index]; });
+    return found;
+  }
+
   function ledger(rows) {
     var head = ["arm", "stage", "model", "uncached in", "cache write", "cache read", "output", "latency s", "cost"];
     return el("table", {class: "ledger"}, [
       el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", {text: h}); }))]),
-      el("tbody", {}, rows.map(function (c) {
+      el("tbody", {}, rows.map(call).map(function (c) {
         return el("tr", {class: c.valid === false ? "fail" : null}, [
           el("td", {text: c.arm}), el("td", {text: c.stage + (c.valid === false ? " (invalid)" : "")}),
           el("td", {text: c.model}), el("td", {class: "num", text: num(c.input)}),
@@ -207,9 +214,12 @@
         el("li", {text: "combined: " + item.verdict + "; key facts: " + item.cell.replace("_", " ")}),
         item.flag ? el("li", {class: "flag", text: "audit: " + item.flag}) : null]));
     }
-    var found = item.evidence.filter(function (e) { return e.found; });
-    var missed = item.evidence.filter(function (e) { return !e.found; });
-    box.appendChild(el("h4", {text: "Evidence: " + found.length + " of " + item.evidence.length + " quotes found"}));
+    var evidence = item.evidence.map(function (e, index) {
+      return {doc_id: q.quotes[index][0], quote: q.quotes[index][1], found: e[0], marks: e[1]};
+    });
+    var found = evidence.filter(function (e) { return e.found; });
+    var missed = evidence.filter(function (e) { return !e.found; });
+    box.appendChild(el("h4", {text: "Evidence: " + found.length + " of " + evidence.length + " quotes found"}));
     if (found.length) box.appendChild(el("ul", {class: "found"}, found.map(function (e) {
       return el("li", {}, [el("span", {class: "pass", text: "found "}), e.doc_id + ": “" + e.quote + "”"]);
     })));
@@ -217,16 +227,17 @@
       return el("li", {}, [el("span", {class: "fail", text: "missed "}), e.doc_id + ": “" + e.quote + "”"]);
     })));
     var marks = {};
-    item.evidence.forEach(function (e) {
+    evidence.forEach(function (e) {
       e.marks.forEach(function (m) { (marks[m[0]] = marks[m[0]] || []).push([m[1], m[2]]); });
     });
     box.appendChild(el("h4", {text: "Provisions the answer saw (" + item.provisions.length + ", " + num(item.payload) + " payload tokens)"}));
-    item.provisions.forEach(function (p) {
-      var text = provisionText(p[1], p[3], p[4]);
-      var label = p[1] + " · " + (p[2] || "—") + " · " + p[0] + " · " + p[3] + "–" + p[4];
-      var details = el("details", {class: "provision", "data-node": p[0]}, [el("summary", {text: label})]);
-      if (marks[p[0]]) details.open = true;
-      details.appendChild(text !== null ? marked(text, marks[p[0]] || [])
+    item.provisions.forEach(function (node) {
+      var place = QA.provisions[node];
+      var text = place ? provisionText(place.doc_id, place.start, place.end) : null;
+      var label = place ? place.doc_id + " · " + (place.clause || "—") + " · " + node + " · " + place.start + "–" + place.end : node;
+      var details = el("details", {class: "provision", "data-node": node}, [el("summary", {text: label})]);
+      if (marks[node]) details.open = true;
+      details.appendChild(text !== null ? marked(text, marks[node] || [])
         : el("p", {class: "muted text", text: "whole document: its text is the corpus and is not copied into the report"}));
       box.appendChild(details);
     });
