@@ -1,5 +1,5 @@
 """The legalbench command: index a corpus, query it, measure retrieval, generate the CUAD files,
-audit GANDR runs."""
+audit GANDR runs, and render or compare stored runs."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from pytest_legalbench import __version__
 from pytest_legalbench.commands import (
     audit,
     claim_audit,
+    compare,
     corpus,
     cuad,
     evaluate,
     gandr_results,
     query,
+    report,
     spans,
 )
 from pytest_legalbench.commands.common import Progress, UsageProblem
@@ -27,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results):
+    for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results,
+                    report, compare):
         command.register(commands)
     return parser
 

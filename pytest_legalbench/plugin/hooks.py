@@ -179,6 +179,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
     settings = config.stash[SETTINGS_KEY]
     end = SessionEnd(report_dir=settings.report_dir, base_url=settings.base_url,
-                     answer_model=settings.answer_model)
+                     answer_model=settings.answer_model, profile=settings.profile,
+                     corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir,
+                     questions_dir=settings.questions_dir, judge=settings.judge)
     for line in finish_session(records, end):
         terminalreporter.write_line(line)

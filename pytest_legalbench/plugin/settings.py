@@ -88,8 +88,9 @@ OPTIONS = (
     Option("questions", "--legalbench-questions", None,
            "folder of question YAML files. Default: the profile's packaged question set"),
     Option("report", "--legalbench-report", None,
-           "folder for results.json, report.md, verdicts.csv and cost.png (and the GANDR "
-           "audit traces, gandr-traces/*.jsonl)"),
+           "folder for results.json, report.md, verdicts.csv, cost.png, recall_payload.png "
+           "and report.html, one self-contained page of the summary and every item (GANDR: "
+           "gandr-results.json and its audit traces, gandr-traces/*.jsonl)"),
     Option("repeats", "--legalbench-repeats", "LEGALBENCH_REPEATS",
            f"seeded repeats per item of the GANDR systems, for Stable & Correct@k. "
            f"Default: {DEFAULT_REPEATS}"),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from statistics import fmean
 
-from pytest_legalbench.judging.pairing import RATE_PLACES, Tally, tally
+from pytest_legalbench.judging.pairing import Tally, tally
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
 from pytest_legalbench.results.crossover import (
@@ -23,30 +23,8 @@ from pytest_legalbench.results.crossover import (
     navindex_verdict,
 )
 from pytest_legalbench.results.item_record import ItemRecord
-from pytest_legalbench.stats.exact import rate
-
-
-@dataclass(frozen=True)
-class ReportedRate:
-    """A rate as reported: ``k`` of ``n``, its share and exact 95% interval, rounded."""
-
-    k: int
-    n: int
-    share: float
-    low: float
-    high: float
-
-    @classmethod
-    def of(cls, k: int, n: int) -> ReportedRate:
-        """``k`` of ``n`` with its Clopper-Pearson interval, rounded to the report's places."""
-        found = rate(k, n)
-        return cls(k, n, round(found.share, RATE_PLACES), round(found.interval.low, RATE_PLACES),
-                   round(found.interval.high, RATE_PLACES))
-
-    def to_dict(self) -> dict[str, object]:
-        """The rate as plain builtins."""
-        return {"k": self.k, "n": self.n, "share": self.share, "low": self.low,
-                "high": self.high}
+from pytest_legalbench.results.reported_rate import ReportedRate
+from pytest_legalbench.results.verdict_split import VerdictSplit, split_verdicts
 
 
 @dataclass(frozen=True)
@@ -114,6 +92,10 @@ class ModeSummary:
     """Verdicts on document-bound questions; None when nothing was judged."""
     controls: Tally | None
     """Verdicts on out-of-scope controls; None when nothing was judged."""
+    document_bound_split: VerdictSplit | None
+    """The document-bound ties and wins split by key facts; None when nothing was judged."""
+    controls_split: VerdictSplit | None
+    """The controls' ties and wins split by key facts; None when nothing was judged."""
     judges: tuple[str, ...]
     """The protocols that judged the items."""
     keyfacts: KeyFactRates
@@ -131,6 +113,9 @@ class ModeSummary:
         if self.document_bound is not None and self.controls is not None:
             found["document_bound"] = self.document_bound.to_dict()
             found["controls"] = self.controls.to_dict()
+        if self.document_bound_split is not None and self.controls_split is not None:
+            found["document_bound_split"] = self.document_bound_split.to_dict()
+            found["controls_split"] = self.controls_split.to_dict()
             found["judges"] = list(self.judges)
         found["keyfacts"] = self.keyfacts.to_dict()
         found["evidence_recall"] = self.evidence_recall
@@ -209,6 +194,8 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
         mode=mode, items=len(records),
         document_bound=tally(r.verdict for r in bound if r.verdict) if judged else None,
         controls=tally(r.verdict for r in controls if r.verdict) if judged else None,
+        document_bound_split=split_verdicts(bound) if judged else None,
+        controls_split=split_verdicts(controls) if judged else None,
         judges=tuple(sorted({r.judge for r in judged})), keyfacts=keyfacts,
         evidence_recall=round(fmean(recalls), 4) if recalls else None,
         footprint=Footprint(

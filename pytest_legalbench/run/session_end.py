@@ -1,16 +1,27 @@
 """The end of a benchmark session: every product's records summarised, printed, and written
-to the report folder when one was asked for. One path for every product: the records arrive
-as envelopes (``run.protocol``) and each product's finisher takes its own."""
+to the report folder when one was asked for (report.html last, over every product). One path
+for every product: the records arrive as envelopes (``run.protocol``) and each product's
+finisher takes its own."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_legalbench import __version__
 from pytest_legalbench.llm.pricing import PriceCard
 from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.results.results_file import StoredRun, read_run
+from pytest_legalbench.results.run_header import (
+    UNKNOWN,
+    CorpusIdentity,
+    RunHeader,
+    corpus_identity,
+    report_date,
+    sorted_modes,
+)
 from pytest_legalbench.run.protocol import unwrap
 
 
@@ -23,11 +34,27 @@ class SessionEnd:
     """The Messages-API server given by URL, if any (it decides what the sampling note says)."""
     answer_model: str = ""
     """The configured answering model, named when no answering call was made."""
+    profile: str = ""
+    """The corpus profile (the report reads its documents for the provision texts)."""
+    corpus_dir: Path | None = None
+    cache_dir: Path | None = None
+    questions_dir: Path | None = None
+    """None: the profile's packaged question set."""
+    judge: str = ""
+    """The judging protocol asked for."""
+
+
+@dataclass
+class _Parts:
+    """What each product's finisher leaves for report.html."""
+
+    qa: StoredRun | None = None
+    gandr: list[Any] = field(default_factory=list)
 
 
 def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
     """The summary lines of a session's records, product by product (and the report files,
-    if a folder was asked for)."""
+    report.html last, if a folder was asked for)."""
     from pytest_legalbench.llm.pricing import load_price_card
 
     by_product: dict[str, list[Mapping[str, Any]]] = {}
@@ -41,14 +68,24 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
         raise ValueError(f"records of unknown products: {', '.join(unknown)}")
     card = load_price_card()
     lines: list[str] = []
+    parts = _Parts()
     for product, finish in _FINISHERS.items():
         if by_product.get(product):
-            lines += finish(by_product[product], end, card)
+            lines += finish(by_product[product], end, card, parts)
+    if end.report_dir is not None and (parts.qa is not None or parts.gandr):
+        from pytest_legalbench.run.html_report import write_html_report
+
+        page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
+        lines.append(f"report: {page} (one page, open it in a browser)")
     return lines
 
 
+_REFERENCE_NOTE = ("(reference backend: a deterministic extractive answerer and key-fact "
+                   "judge, not a language model; run with ANTHROPIC_API_KEY for Claude)")
+
+
 def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
-                     card: PriceCard) -> list[str]:
+              card: PriceCard, parts: _Parts) -> list[str]:
     from pytest_legalbench.results.summary import summarise
     from pytest_legalbench.results.summary_lines import summary_lines
 
@@ -58,19 +95,46 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     summary = summarise(records, card, backend=backend, models=models)
     lines = ["", "legalbench summary", *summary_lines(summary)]
     if backend == "reference":
-        lines.append("(reference backend: a deterministic extractive answerer and key-fact "
-                     "judge, not a language model; run with ANTHROPIC_API_KEY for Claude)")
+        lines.append(_REFERENCE_NOTE)
     if end.report_dir is not None:
+        from pytest_legalbench.results.provision_table import provision_table
         from pytest_legalbench.results.report_files import write_report
 
+        texts, corpus = _corpus(end)
+        header = RunHeader(
+            backend=backend, models=models, price_card=card.label, corpus=corpus,
+            modes=sorted_modes(r.mode for r in records), judge=end.judge or UNKNOWN,
+            questions=str(end.questions_dir) if end.questions_dir else "packaged",
+            date=report_date(), package_version=__version__,
+            notes=(_REFERENCE_NOTE.strip("()"),) if backend == "reference" else ())
+        provisions = provision_table(records, texts)
         written = write_report(end.report_dir, records=records, summary=summary,
-                               backend=backend, models=models, card=card)
+                               backend=backend, models=models, card=card, header=header,
+                               provisions=provisions)
         lines.append(f"report: {', '.join(str(p) for p in written)}")
+        parts.qa = read_run(written[0])
     return lines
 
 
+def _corpus(end: SessionEnd) -> tuple[dict[str, str], CorpusIdentity]:
+    """The profile's document texts and identity; none when they cannot be read (the report
+    then names the provisions without their texts)."""
+    from pytest_legalbench.ingest.document import CorpusError
+    from pytest_legalbench.ingest.selection import Selection, load_documents
+
+    if not end.profile:
+        return {}, CorpusIdentity(UNKNOWN, 0, UNKNOWN)
+    try:
+        documents = load_documents(Selection(profile=end.profile), corpus_dir=end.corpus_dir,
+                                   cache_dir=end.cache_dir or Path("."))
+    except CorpusError as error:
+        return {}, CorpusIdentity(end.profile or UNKNOWN, 0, f"{UNKNOWN} ({error})")
+    texts = {d.doc_id: d.text for d in documents}
+    return texts, corpus_identity(end.profile, texts)
+
+
 def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
-                 card: PriceCard) -> list[str]:
+                 card: PriceCard, parts: _Parts) -> list[str]:
     from pytest_legalbench.gandr.record import GandrRecord, all_calls
     from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
 
@@ -97,6 +161,7 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
         written = write_gandr_report(end.report_dir, records, summary,
                                      backend="+".join(backends) or "none")
         lines.append(f"GANDR report: {written[0]} and {len(written) - 1} trace files")
+        parts.gandr = list(records)
     return lines
 
 
@@ -116,5 +181,5 @@ def _models(records: Sequence[ItemRecord], answer_model: str) -> dict[str, str]:
             "judge": ", ".join(sorted(judging)) or "none (key facts only)"}
 
 
-_FINISHERS: dict[str, Callable[[Sequence[Mapping[str, Any]], SessionEnd, PriceCard],
+_FINISHERS: dict[str, Callable[[Sequence[Mapping[str, Any]], SessionEnd, PriceCard, _Parts],
                                list[str]]] = {"qa": _qa_lines, "gandr": _gandr_lines}
