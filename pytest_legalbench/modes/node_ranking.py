@@ -179,7 +179,8 @@ class NodeRanking:
                         closure=self.closure(), asked=self.asked(question),
                         limit=self.limit(), boost=lambda node: flag_boost(node, flags),
                         relevance=lambda node: words.get(node.node_id, 0.0))
-        provisions = tuple(Provision.from_node(node) for node in chosen.nodes)
+        provisions = tuple(Provision.from_node(node, self.context.line(node))
+                           for node in chosen.nodes)
         notes = [route.note(), *notes, self._windowed_note(), chosen.note(budget)]
         return Retrieval(mode=self.name, provisions=provisions,
                          payload_tokens=payload_tokens(provisions), notes=tuple(notes))
