@@ -188,13 +188,18 @@ def test_retrieve_prints_one_contract_line_per_question(
                          encoding="utf-8")
     assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--mode", "navindex",
                  "--questions", str(questions)]) == 0
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
     assert [line["id"] for line in lines] == ["q1", "q2"]
+    payloads = sorted(line["payload_tokens"] for line in lines)
+    assert (f"payload tokens over 2 questions: mean {sum(payloads) / 2:,.0f}, "
+            f"p95 {payloads[1]:,}, max {payloads[1]:,}") in captured.err
     for line in lines:
         assert {"id", "question", "mode", "provisions", "payload_tokens", "scan_tokens"} <= set(line)
         assert line["mode"] == "navindex" and line["scan_tokens"] > 0
         for provision in line["provisions"]:
-            assert set(provision) == {"doc_id", "node_id", "clause", "start", "end", "text"}
+            assert set(provision) == {"doc_id", "node_id", "clause", "start", "end", "text",
+                                      "path"}
             source = (deal / f"{provision['doc_id']}.txt").read_text(encoding="utf-8")
             assert source[provision["start"]:provision["end"]] == provision["text"]
     assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q"]) == 2
@@ -244,3 +249,13 @@ def test_bad_query_options_are_usage_errors(deal: Path, tmp_path: Path,
     assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--price-card", str(card),
                  "Q?"]) == 2
     assert "card.json" in capsys.readouterr().err
+
+
+def test_payload_summary_reports_mean_p95_and_max() -> None:
+    from pytest_legalbench.commands.query_output import payload_summary
+
+    assert payload_summary([100, 300, 200]) == (
+        "payload tokens over 3 questions: mean 200, p95 300, max 300")
+    assert payload_summary(list(range(1, 21))) == (
+        "payload tokens over 20 questions: mean 10, p95 19, max 20")
+    assert payload_summary([]) == "payload tokens: no questions"

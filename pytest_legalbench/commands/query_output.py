@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from statistics import fmean
 
 from pytest_legalbench.llm.client import Completion
 from pytest_legalbench.llm.pricing import PriceCard, format_usd, price, price_calls
 from pytest_legalbench.modes.base import Retrieval
+from pytest_legalbench.results.evaluation import nearest_rank
 from pytest_legalbench.run.query import QuerySession
 
 
@@ -18,6 +20,15 @@ def retrieval_line(retrieval: Retrieval, question_id: str | None, question: str)
         "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
         "dropped": dict(retrieval.dropped), "notes": list(retrieval.notes),
     }, ensure_ascii=False)
+
+
+def payload_summary(payloads: list[int]) -> str:
+    """The payload line ``retrieve --questions`` ends with: mean, p95 and max tokens."""
+    if not payloads:
+        return "payload tokens: no questions"
+    ordered = sorted(payloads)
+    return (f"payload tokens over {len(ordered)} questions: mean {fmean(ordered):,.0f}, "
+            f"p95 {nearest_rank(ordered, 0.95):,}, max {ordered[-1]:,}")
 
 
 def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySession,
