@@ -40,9 +40,10 @@ def test_bad_values_name_the_option(tmp_path: Path) -> None:
 
 def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
     assert [o.ini for o in OPTIONS] == [
-        "legalbench_profile", "legalbench_corpus_dir", "legalbench_cache_dir",
-        "legalbench_backend", "legalbench_base_url", "legalbench_answer_model",
-        "legalbench_judge_model", "legalbench_judge", "legalbench_questions",
+        "legalbench_profile", "legalbench_docs", "legalbench_corpus_dir", "legalbench_cache_dir",
+        "legalbench_backend", "legalbench_base_url", "legalbench_server_kind",
+        "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
+        "legalbench_questions",
         "legalbench_report", "legalbench_repeats"]
 
 

@@ -8,6 +8,7 @@ makes the files identical for identical runs however xdist interleaved the items
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import itertools
 import json
@@ -64,8 +65,7 @@ def _as_cache_write(call: Call) -> Call:
                  cache_creation_input_tokens=(usage.cache_creation_input_tokens
                                               + usage.cache_read_input_tokens),
                  cache_read_input_tokens=0, output_tokens=usage.output_tokens)
-    return Call(stage=call.stage, model=call.model, usage=cold, latency_s=call.latency_s,
-                backend=call.backend, question_id=call.question_id, valid=call.valid)
+    return dataclasses.replace(call, usage=cold)
 
 
 def _running_totals(costs: Iterable[Cost]) -> list[Decimal]:
