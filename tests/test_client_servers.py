@@ -26,7 +26,7 @@ from pytest_legalbench.llm.client import (
     ToolSpec,
 )
 from pytest_legalbench.llm.ledger import Ledger
-from pytest_legalbench.llm.server_capabilities import ANY_TOOL, JSON_TEXT
+from pytest_legalbench.llm.server_capabilities import JSON_TEXT
 from pytest_legalbench.llm.server_identity import ServerIdentity, host_of
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -62,8 +62,9 @@ def fake() -> Iterator[FakeMessages]:
 def client_for(fake: FakeMessages, kind: str | None, **settings: Any) -> ModelClient:
     identity = (None if kind is None
                 else ServerIdentity(kind, host_of(fake.base_url), "named by a test"))
-    config = ClientConfig(backend="anthropic", api_key="local", base_url=fake.base_url,
-                          max_attempts=1, server=identity, **settings)
+    config = ClientConfig(**{"backend": "anthropic", "api_key": "local",
+                             "base_url": fake.base_url, "max_attempts": 1, "server": identity,
+                             **settings})
     return ModelClient(config, Ledger())
 
 
@@ -169,20 +170,12 @@ def rows(monkeypatch: pytest.MonkeyPatch) -> dict[str, server_capabilities.Serve
     return table
 
 
-def test_the_any_tool_rule_goes_on_the_wire(fake: FakeMessages, rows: dict[str, Any]) -> None:
-    rows["vllm"] = dataclasses.replace(rows["vllm"], structured=ANY_TOOL)
-    fake.script(tool_reply("record_verdict", {"verdict": "A"}))
-    with client_for(fake, "vllm") as client:
-        result = client.structured(stage="j", model="m", system=SYSTEM, messages=ASK,
-                                   tool=VERDICT, max_tokens=16)
-    assert result.valid and sent(fake)["tool_choice"] == {"type": "any"}
-
-
-def test_the_json_text_rule_asks_in_the_prompt_and_reads_strictly(
-        fake: FakeMessages, rows: dict[str, Any]) -> None:
-    rows["vllm"] = dataclasses.replace(rows["vllm"], structured=JSON_TEXT)
-    fake.script(text_reply('Sure! {"verdict": "A"}'), text_reply(' {"verdict": "B"}\n'))
-    with client_for(fake, "vllm") as client:
+def test_llama_cpp_without_tool_use_is_asked_for_json_and_read_strictly(
+        fake: FakeMessages) -> None:
+    # What SmolLM2 behind llama.cpp did with forced tool use: ignored it, answered in text.
+    fake.script(text_reply('Sure! {"verdict": "A"}', usage_block=llama_usage()),
+                text_reply(' {"verdict": "B"}\n', usage_block=llama_usage()))
+    with client_for(fake, "llama.cpp-no-tools") as client:
         result = client.structured(stage="j", model="m", system=SYSTEM, messages=ASK,
                                    tool=VERDICT, max_tokens=16)
         first = client.ledger.calls[0]
@@ -190,14 +183,25 @@ def test_the_json_text_rule_asks_in_the_prompt_and_reads_strictly(
     assert first.raw_output == '[stop_reason end_turn] Sure! {"verdict": "A"}'
     body = sent(fake)
     assert "tools" not in body and "tool_choice" not in body
-    assert "exactly one JSON object" in body["system"][-1]["text"]
+    # The schema goes into the prompt, after the other system blocks (joined: llama.cpp).
+    assert body["system"].startswith("You answer from the documents.\n\n<documents>fees")
+    assert "exactly one JSON object" in body["system"]
 
 
-def test_json_text_that_breaks_the_schema_is_invalid(fake: FakeMessages,
-                                                     rows: dict[str, Any]) -> None:
+def test_the_json_text_rule_applies_to_any_row_that_has_it(fake: FakeMessages,
+                                                           rows: dict[str, Any]) -> None:
     rows["vllm"] = dataclasses.replace(rows["vllm"], structured=JSON_TEXT)
-    fake.script(text_reply('{"verdict": "maybe"}'), text_reply('{"verdict": "A", "x": 1}'))
+    fake.script(text_reply('{"verdict": "tie"}'))
     with client_for(fake, "vllm") as client:
+        result = client.structured(stage="j", model="m", system=SYSTEM, messages=ASK,
+                                   tool=VERDICT, max_tokens=16)
+    assert result.valid and "tools" not in sent(fake)
+    assert "exactly one JSON object" in sent(fake)["system"][-1]["text"]  # blocks kept apart
+
+
+def test_json_text_that_breaks_the_schema_is_invalid(fake: FakeMessages) -> None:
+    fake.script(text_reply('{"verdict": "maybe"}'), text_reply('{"verdict": "A", "x": 1}'))
+    with client_for(fake, "llama.cpp-no-tools") as client:
         result = client.structured(stage="j", model="m", system=SYSTEM, messages=ASK,
                                    tool=VERDICT, max_tokens=16)
     assert not result.valid and result.raw == '[stop_reason end_turn] {"verdict": "A", "x": 1}'
@@ -213,6 +217,24 @@ def test_llama_cpp_errors_keep_their_message_and_status(fake: FakeMessages) -> N
     assert raised.value.status == 400 and "exceeds the available context size" in str(
         raised.value)
     assert len(fake.requests) == 1  # a 400 is not retried
+
+
+def test_llama_cpp_500s_are_final_where_claude_s_are_retried(fake: FakeMessages) -> None:
+    # llama.cpp answers 500 when its handler throws on the request (here: no messages); the
+    # same request would get the same answer.
+    thrown = llama_error(500, "'messages' is required", "server_error")
+    fake.script(thrown)
+    with client_for(fake, "llama.cpp", max_attempts=3) as client, \
+            pytest.raises(ModelCallError, match="'messages' is required"):
+        client.complete(stage="s", model="m", system=SYSTEM, messages=ASK, max_tokens=9)
+    assert len(fake.requests) == 1
+    fake.script(thrown, text_reply("ok"))
+    config = ClientConfig(backend="anthropic", api_key="k", base_url=fake.base_url,
+                          max_attempts=3)
+    with ModelClient(config, Ledger(), sleep=lambda _: None) as client:
+        assert client.complete(stage="s", model="m", system=SYSTEM, messages=ASK,
+                               max_tokens=9).text == "ok"
+    assert len(fake.requests) == 3  # Claude (and an unidentified server): retried
 
 
 def test_count_tokens_is_asked_as_the_request_would_be_sent(fake: FakeMessages) -> None:

@@ -9,7 +9,6 @@ import pytest
 
 from pytest_legalbench.llm.json_text import instruction, parse_object
 from pytest_legalbench.llm.server_capabilities import (
-    ANY_TOOL,
     CAPABILITIES,
     JSON_TEXT,
     SERVER_KINDS,
@@ -65,19 +64,27 @@ def test_llama_cpp_keeps_forced_tool_use_naming_the_tool() -> None:
     assert adapted["tool_choice"] == {"type": "tool", "name": "record_verdict"}
     assert adapted["tools"] == REQUEST["tools"]
     assert rules_text(capabilities("llama.cpp")) == ("system blocks sent joined as one string; "
-                                                     "seeds not sent")
+                                                     "seeds not sent; HTTP 500 not retried")
 
 
-def test_the_any_tool_rule_asks_for_any_tool() -> None:
-    caps = dataclasses.replace(capabilities("generic"), structured=ANY_TOOL)
-    assert caps.has_rules
-    assert adapt_request(REQUEST, caps)["tool_choice"] == {"type": "any"}
-    assert rules_text(caps) == "structured output by tool_choice any"
+def test_llama_cpp_without_tool_use_differs_only_in_how_structure_is_asked() -> None:
+    plain, no_tools = capabilities("llama.cpp"), capabilities("llama.cpp-no-tools")
+    assert no_tools.structured == JSON_TEXT and plain.structured != JSON_TEXT
+    assert dataclasses.replace(no_tools, kind=plain.kind, name=plain.name,
+                               structured=plain.structured, notes=plain.notes) == plain
+    assert rules_text(no_tools) == ("system blocks sent joined as one string; seeds not sent; "
+                                    "structured output as JSON in the text, parsed strictly; "
+                                    "HTTP 500 not retried")
+    # The request itself is adapted alike; the client leaves the tools out (test_client_servers).
+    assert adapt_request(REQUEST, no_tools) == adapt_request(REQUEST, plain)
 
 
-def test_the_json_text_rule_is_named_and_leaves_the_request_to_the_client() -> None:
-    caps = dataclasses.replace(capabilities("generic"), structured=JSON_TEXT)
-    assert caps.has_rules and "parsed strictly" in rules_text(caps)
+def test_only_llama_cpp_rows_carry_rules_and_claim_to_be_verified() -> None:
+    with_rules = sorted(kind for kind, caps in CAPABILITIES.items() if caps.has_rules)
+    assert with_rules == ["llama.cpp", "llama.cpp-no-tools"]
+    assert not capabilities("vllm").verified and not capabilities("litellm").verified
+    assert not capabilities("llama.cpp").reports_cache_write
+    assert capabilities("llama.cpp").reports_cache_read
 
 
 def test_usage_fields_a_server_leaves_out_are_named() -> None:

@@ -23,6 +23,9 @@ LLAMA_MODELS = {"object": "list", "data": [{
     "aliases": [], "tags": [], "meta": {"n_ctx": 8192, "n_vocab": 49152}}]}
 VLLM_MODELS = {"object": "list", "data": [{"id": "Qwen/Qwen3-8B", "object": "model",
                                            "owned_by": "vllm"}]}
+#: GET /props of that server, trimmed: SmolLM2's chat template has no tool use.
+LLAMA_PROPS = {"total_slots": 1, "build_info": "b1-0c1e570", "chat_template_caps": {
+    "supports_system_role": True, "supports_tool_calls": False, "supports_tools": False}}
 
 
 def test_the_model_list_names_llama_cpp_and_vllm() -> None:
@@ -56,13 +59,27 @@ def test_a_setting_names_the_kind_without_asking() -> None:
         resolve_identity("http://127.0.0.1:9", "ollama")
 
 
-def test_a_llama_cpp_server_is_identified_by_one_get() -> None:
-    with FakeMessages(gets={"/v1/models": Reply(body=LLAMA_MODELS)}) as server:
+def test_a_llama_cpp_server_is_identified_and_asked_about_tool_use() -> None:
+    gets = {"/v1/models": Reply(body=LLAMA_MODELS), "/props": Reply(body=LLAMA_PROPS)}
+    with FakeMessages(gets=gets) as server:
         found = resolve_identity(server.base_url, "auto", api_key="local")
-        assert server.get_paths == ["/v1/models"] and server.requests == []
+        assert server.get_paths == ["/v1/models", "/props"] and server.requests == []
         assert found.label == f"messages-api at {host_of(server.base_url)}"
-    assert found.kind == "llama.cpp" and found.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
-    assert found.caps.name == "llama.cpp server" and found.third_party
+    assert found.kind == "llama.cpp-no-tools" and found.third_party
+    assert found.model == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert found.how == "GET /v1/models (llama.cpp) and GET /props (supports_tools False)"
+
+
+def test_a_llama_cpp_template_with_tool_use_keeps_forced_tools() -> None:
+    props = {"chat_template_caps": {"supports_tools": True}}
+    gets = {"/v1/models": Reply(body=LLAMA_MODELS), "/props": Reply(body=props)}
+    with FakeMessages(gets=gets) as server:
+        assert resolve_identity(server.base_url).kind == "llama.cpp"
+    # Known by its Server header alone, and /props unanswered: tool use is assumed.
+    gets = {"/v1/models": Reply(body={"data": []}, headers={"Server": "llama.cpp"})}
+    with FakeMessages(gets=gets) as server:
+        found = resolve_identity(server.base_url)
+    assert found.kind == "llama.cpp" and "GET /props failed" in found.how
 
 
 def test_a_server_without_a_model_list_is_generic() -> None:

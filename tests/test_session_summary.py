@@ -119,5 +119,5 @@ def test_the_session_end_names_the_server_kind_and_its_rules() -> None:
     assert any(line.startswith("backend messages-api at 127.0.0.1:8080 (answer m, judge m)")
                for line in lines)
     assert "(server: llama.cpp server; capability rules: system blocks sent joined as one " \
-           "string; seeds not sent)" in lines
+           "string; seeds not sent; HTTP 500 not retried)" in lines
     assert any(line.startswith("cache writes: not reported by this server") for line in lines)

@@ -6,6 +6,7 @@ the plugin (``pytest --help``) never pays for the SDK.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random as _random
 import threading
@@ -225,6 +226,7 @@ class ModelClient:
         self._backend_label = (server.label if server is not None and server.third_party
                                else config.backend)
         self._server_kind = server.kind if server is not None and server.third_party else None
+        self._final_statuses = self._caps.final_statuses if self._caps else frozenset()
         self._sleep, self._random, self._clock = sleep, random, clock
         self._local_failure = local_failure
         self._lock = threading.Lock()
@@ -269,6 +271,9 @@ class ModelClient:
                 failure = _classify(exc, self.config.timeout_s, self._local_failure)
                 if failure is None:
                     raise
+                if failure.retryable and failure.status in self._final_statuses:
+                    # The capability table: this server's answer to a resend would be the same.
+                    failure = dataclasses.replace(failure, retryable=False)
                 spent += self._clock() - started
                 delay = policy.delay(attempt - 1, self._random(), failure.retry_after)
                 reason = (policy.give_up(attempt, spent + delay, failure.message)

@@ -2,9 +2,11 @@
 
 The rule: no base URL, or Anthropic's own host, is Claude (nothing is asked). Any other base
 URL is asked once, ``GET <base>/v1/models``, before the first model call: llama.cpp's server
-lists its model ``owned_by`` ``llamacpp``, vLLM ``owned_by`` ``vllm``, and a LiteLLM proxy
-answers with ``x-litellm-*`` headers. Anything else, including no answer, is ``generic``:
-no rules, the request exactly as to Claude. ``--legalbench-server-kind`` (``--server-kind``)
+lists its model ``owned_by`` ``llamacpp`` (and answers with ``Server: llama.cpp``), vLLM
+``owned_by`` ``vllm``, and a LiteLLM proxy answers with ``x-litellm-*`` headers. Anything
+else, including no answer, is ``generic``: no rules, the request exactly as to Claude. A
+llama.cpp server is then asked ``GET /props`` whether its model's chat template has tool use
+(``chat_template_caps.supports_tools``); without it the kind is ``llama.cpp-no-tools``. ``--legalbench-server-kind`` (``--server-kind``)
 names the kind instead and nothing is asked, e.g. to replay cassettes recorded against a
 server that is not running.
 """
@@ -79,7 +81,7 @@ def is_claude(base_url: str | None) -> bool:
 
 def identify(models: object, headers: Mapping[str, str]) -> tuple[str, str | None]:
     """The kind and model id a ``GET /v1/models`` answer shows (``generic`` when neither)."""
-    lowered = {name.lower() for name in headers}
+    lowered = {name.lower(): value for name, value in headers.items()}
     entries = models.get("data") if isinstance(models, Mapping) else None
     first = entries[0] if isinstance(entries, list) and entries else None
     model = first.get("id") if isinstance(first, Mapping) else None
@@ -87,7 +89,7 @@ def identify(models: object, headers: Mapping[str, str]) -> tuple[str, str | Non
     if any(name.startswith("x-litellm") for name in lowered):
         return "litellm", model_id
     owners = {entry.get("owned_by") for entry in entries or () if isinstance(entry, Mapping)}
-    if "llamacpp" in owners:
+    if "llamacpp" in owners or lowered.get("server") == "llama.cpp":
         return "llama.cpp", model_id
     if "vllm" in owners:
         return "vllm", model_id
@@ -113,19 +115,40 @@ def probe(base_url: str, *, api_key: str | None = None,
           timeout_s: float = PROBE_TIMEOUT_S) -> ServerIdentity:
     """Ask ``GET <base>/v1/models`` once; no usable answer makes the server ``generic``."""
     host = host_of(base_url)
-    url = base_url.rstrip("/") + "/v1/models"
-    request = urllib.request.Request(url, headers={"accept": "application/json"})
-    if api_key:
-        request.add_header("authorization", f"Bearer {api_key}")
-        request.add_header("x-api-key", api_key)
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as answer:
-            headers = dict(answer.headers.items())
-            body = json.loads(answer.read(1 << 20) or b"null")
+        headers, body = _get(base_url, "/v1/models", api_key, timeout_s)
     except urllib.error.HTTPError as error:
         return ServerIdentity("generic", host, f"GET /v1/models answered HTTP {error.code}")
     except (urllib.error.URLError, OSError, ValueError, RuntimeError) as error:
         # RuntimeError: pytest-recording's --block-network refuses the socket that way.
         return ServerIdentity("generic", host, f"GET /v1/models failed ({error})")
     kind, model = identify(body, headers)
-    return ServerIdentity(kind, host, f"GET /v1/models ({kind})", model)
+    if kind != "llama.cpp":
+        return ServerIdentity(kind, host, f"GET /v1/models ({kind})", model)
+    try:
+        _, props = _get(base_url, "/props", api_key, timeout_s)
+    except (urllib.error.URLError, OSError, ValueError, RuntimeError) as error:
+        return ServerIdentity(kind, host, f"GET /v1/models (llama.cpp); GET /props failed "
+                                          f"({error}), so tool use is assumed", model)
+    tools = template_has_tools(props)
+    found = "llama.cpp" if tools is not False else "llama.cpp-no-tools"
+    return ServerIdentity(found, host, f"GET /v1/models (llama.cpp) and GET /props "
+                                       f"(supports_tools {tools})", model)
+
+
+def template_has_tools(props: object) -> bool | None:
+    """What llama.cpp's ``/props`` says of its chat template's tool use; None: it says nothing."""
+    caps = props.get("chat_template_caps") if isinstance(props, Mapping) else None
+    found = caps.get("supports_tools") if isinstance(caps, Mapping) else None
+    return found if isinstance(found, bool) else None
+
+
+def _get(base_url: str, path: str, api_key: str | None,
+         timeout_s: float) -> tuple[dict[str, str], object]:
+    request = urllib.request.Request(base_url.rstrip("/") + path,
+                                     headers={"accept": "application/json"})
+    if api_key:
+        request.add_header("authorization", f"Bearer {api_key}")
+        request.add_header("x-api-key", api_key)
+    with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+        return dict(answer.headers.items()), json.loads(answer.read(1 << 20) or b"null")
