@@ -14,9 +14,7 @@ server that is not running.
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -114,6 +112,8 @@ def resolve_identity(base_url: str | None, setting: str | None = None, *,
 def probe(base_url: str, *, api_key: str | None = None,
           timeout_s: float = PROBE_TIMEOUT_S) -> ServerIdentity:
     """Ask ``GET <base>/v1/models`` once; no usable answer makes the server ``generic``."""
+    import urllib.error  # here, not at the top: the plugin's import (pytest --help) skips it
+
     host = host_of(base_url)
     try:
         headers, body = _get(base_url, "/v1/models", api_key, timeout_s)
@@ -145,6 +145,8 @@ def template_has_tools(props: object) -> bool | None:
 
 def _get(base_url: str, path: str, api_key: str | None,
          timeout_s: float) -> tuple[dict[str, str], object]:
+    import urllib.request
+
     request = urllib.request.Request(base_url.rstrip("/") + path,
                                      headers={"accept": "application/json"})
     if api_key:
