@@ -7,7 +7,6 @@ the plugin (``pytest --help``) never pays for the SDK.
 from __future__ import annotations
 
 import dataclasses
-import json
 import random as _random
 import threading
 import time
@@ -17,16 +16,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, resolve_backend
-from pytest_legalbench.llm.json_text import instruction, parse_object
+from pytest_legalbench.llm.json_text import instruction
 from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, Usage
 from pytest_legalbench.llm.retries import RETRYABLE_STATUSES, parse_retry_after
-from pytest_legalbench.llm.schema import SchemaError, check_schema, problems
+from pytest_legalbench.llm.schema import SchemaError, check_schema
 from pytest_legalbench.llm.server_capabilities import (
     JSON_TEXT,
     ServerCapabilities,
     adapt_request,
     unreported_fields,
 )
+from pytest_legalbench.llm.structured_reply import raw_output, text_input, tool_input
 
 if TYPE_CHECKING:
     from typing import Self
@@ -339,9 +339,9 @@ class ModelClient:
                 stage, question_id, model, max_tokens=max_tokens, messages=_messages(messages),
                 **request, **self._sampling(sampling))
             total = total + reply.usage
-            data = _text_input(reply.content, tool) if as_text else _tool_input(reply.content,
-                                                                                 tool)
-            raw = None if data is not None else _raw_output(reply)
+            data = (text_input(reply.content, tool.input_schema) if as_text
+                    else tool_input(reply.content, tool.name, tool.input_schema))
+            raw = None if data is not None else raw_output(reply.content, reply.stop_reason)
             self._record(stage, reply, latency, question_id, valid=data is not None,
                          raw_output=raw)
             if data is not None:
@@ -376,40 +376,6 @@ class ModelClient:
             raise ModelCallError("count_tokens", None, None,
                                  f"count_tokens answered input_tokens={tokens!r}")
         return tokens
-
-
-def _tool_input(content: Sequence[Any], tool: ToolSpec) -> dict[str, object] | None:
-    """The forced tool's input when it is there and conforms; None otherwise (never guessed)."""
-    calls = [block for block in content if getattr(block, "type", None) == "tool_use"
-             and getattr(block, "name", None) == tool.name]
-    if len(calls) != 1 or not isinstance(getattr(calls[0], "input", None), dict):
-        return None
-    data: dict[str, object] = calls[0].input
-    return None if problems(data, tool.input_schema) else data
-
-
-def _text_input(content: Sequence[Any], tool: ToolSpec) -> dict[str, object] | None:
-    """The tool input written as the whole answer text, when it parses and conforms."""
-    text = "".join(block.text for block in content if getattr(block, "type", None) == "text"
-                   and isinstance(getattr(block, "text", None), str))
-    data = parse_object(text)
-    return None if data is None or problems(data, tool.input_schema) else data
-
-
-def _raw_output(reply: _Reply) -> str:
-    """A reply's content as it came (text as is, tool calls as JSON), with its stop reason."""
-    parts: list[str] = []
-    for block in reply.content:
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            parts.append(str(getattr(block, "text", "")))
-        elif kind == "tool_use":
-            parts.append(json.dumps({"tool_use": getattr(block, "name", None),
-                                     "input": getattr(block, "input", None)},
-                                    ensure_ascii=False, default=str))
-        else:
-            parts.append(f"[{kind} block]")
-    return f"[stop_reason {reply.stop_reason}] " + "\n".join(parts)
 
 
 def _system(blocks: Sequence[SystemBlock]) -> Any:
