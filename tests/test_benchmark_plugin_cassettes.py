@@ -193,16 +193,21 @@ def test_a_replay_needs_no_server_and_equals_the_recording(
     before = tree_bytes(pytester.path / "cassettes")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "fake-key")
     with FakeMessages() as server:
+        host = server.base_url.removeprefix("http://")
         result = pytester.runpytest(
             *bench(tmp_path_factory, corpus_root).args(*MODES), "--record-mode=none",
             "--legalbench-backend=anthropic", f"--legalbench-base-url={server.base_url}",
             "--junitxml=junit.xml")
-        assert server.requests == []
+        # Asked once which server it is (it lists no models: an unidentified one, given the
+        # requests Claude gets); no model call reached it.
+        assert server.requests == [] and set(server.get_paths) == {"/v1/models"}
     result.assert_outcomes(passed=6)
     replayed, recorded = summary_section(result.outlines), summary_section(run.lines)
     # Only the backend's name differs: the same calls were answered from the same files.
-    assert replayed[1].startswith("backend anthropic (")
-    assert replayed[2:] == [line for line in recorded[2:] if not line.startswith("(reference")]
+    assert replayed[1].startswith(f"backend messages-api at {host} (")
+    assert "(server: a Messages-API server; capability rules: none)" in replayed
+    assert [line for line in replayed[2:] if not line.startswith("(server:")] == \
+        [line for line in recorded[2:] if not line.startswith("(reference")]
     assert verdicts(junit_records(pytester.path / "junit.xml")) == \
         verdicts(junit_records(run.folder / "junit.xml"))
     assert tree_bytes(pytester.path / "cassettes") == before

@@ -259,3 +259,35 @@ def test_payload_summary_reports_mean_p95_and_max() -> None:
     assert payload_summary(list(range(1, 21))) == (
         "payload tokens over 20 questions: mean 10, p95 19, max 20")
     assert payload_summary([]) == "payload tokens: no questions"
+
+
+def test_ask_names_a_llama_cpp_server_and_the_counts_it_did_not_report(
+        deal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from fake_messages import FakeMessages, Reply, text_reply
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "local")
+    models = {"data": [{"id": "SmolLM2-135M-Instruct.Q4_1.gguf", "owned_by": "llamacpp"}]}
+    props = {"chat_template_caps": {"supports_tools": False}}
+    reply = text_reply("Client pays $1,200 per month.", model="SmolLM2-135M-Instruct.Q4_1.gguf",
+                       usage_block={"cache_read_input_tokens": 0, "input_tokens": 41,
+                                    "output_tokens": 9})
+    gets = {"/v1/models": Reply(body=models), "/props": Reply(body=props)}
+    with FakeMessages(reply, reply, gets=gets) as server:
+        host = server.base_url.removeprefix("http://")
+        args = ["ask", "--docs", str(deal), "--no-cache", "-q", "--base-url", server.base_url,
+                "How much does the Client pay?"]
+        assert main(args) == 0
+        text = capsys.readouterr().out
+        assert main([*args[:-1], "--json", args[-1]]) == 0
+        report = json.loads(capsys.readouterr().out)
+        sent = server.requests[0].body
+    assert f"backend: messages-api at {host} (llama.cpp server (a chat template without tool " \
+           f"use), identified by GET /v1/models (llama.cpp) and GET /props (supports_tools " \
+           f"False); capability rules: " in text
+    assert "n/r: not reported by this server" in text
+    assert report["server"] == {"label": f"messages-api at {host}", "kind": "llama.cpp-no-tools",
+                                "how": "GET /v1/models (llama.cpp) and GET /props "
+                                       "(supports_tools False)",
+                                "model": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+    assert report["calls"][0]["unreported"] == ["cache_creation_input_tokens"]
+    assert isinstance(sent, dict) and isinstance(sent["system"], str)  # blocks joined

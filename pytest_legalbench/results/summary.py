@@ -15,7 +15,7 @@ from decimal import Decimal
 from statistics import fmean
 
 from pytest_legalbench.judging.pairing import Tally, tally
-from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.llm.ledger import USAGE_FIELDS, Call
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
 from pytest_legalbench.results.crossover import (
     CrossoverVerdict,
@@ -137,6 +137,9 @@ class Summary:
     price_card: str
     modes: tuple[ModeSummary, ...]
     """In mode-name order."""
+    unreported: tuple[str, ...] = ()
+    """Usage fields some server left out of its responses (``Call.unreported``): their
+    zeros were not measured, and the summary says so instead of showing them as counts."""
 
     def mode(self, name: str) -> ModeSummary:
         """The summary of the mode called ``name``; KeyError when it did not run."""
@@ -147,9 +150,12 @@ class Summary:
 
     def to_dict(self) -> dict[str, object]:
         """The summary as plain builtins (the form results.json and report.md hold)."""
-        return {"backend": self.backend, "models": dict(self.models),
-                "price_card": self.price_card,
-                "modes": {found.mode: found.to_dict() for found in self.modes}}
+        found: dict[str, object] = {
+            "backend": self.backend, "models": dict(self.models), "price_card": self.price_card,
+            "modes": {entry.mode: entry.to_dict() for entry in self.modes}}
+        if self.unreported:
+            found["usage_not_reported"] = list(self.unreported)
+        return found
 
 
 def _footprint(calls: Iterable[Call], answering_only: bool = False) -> int:
@@ -216,5 +222,14 @@ def summarise(records: Iterable[ItemRecord], card: PriceCard, *, backend: str,
     by_mode: dict[str, list[ItemRecord]] = {}
     for record in sorted(records, key=lambda r: (r.mode, r.question_id)):
         by_mode.setdefault(record.mode, []).append(record)
+    calls = [c for found in by_mode.values() for r in found
+             for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)]
     return Summary(backend=backend, models=dict(models), price_card=card.label,
-                   modes=tuple(summarise_mode(found, card) for found in by_mode.values()))
+                   modes=tuple(summarise_mode(found, card) for found in by_mode.values()),
+                   unreported=unreported_usage(calls))
+
+
+def unreported_usage(calls: Iterable[Call]) -> tuple[str, ...]:
+    """The usage fields any of ``calls`` came without, in ``USAGE_FIELDS`` order."""
+    missing = {name for call in calls for name in call.unreported}
+    return tuple(name for name in USAGE_FIELDS if name in missing)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from pytest_legalbench.judging.pairing import Tally
@@ -21,9 +22,23 @@ def summary_lines(summary: Summary) -> list[str]:
     models = ", ".join(f"{role} {name}" for role, name in summary.models.items())
     lines = [(f"backend {summary.backend} ({models}); price card {summary.price_card}; "
               f"rates with exact 95% Clopper-Pearson intervals")]
+    lines.extend(cache_accounting_lines(summary.unreported))
     for entry in summary.modes:
         lines.append("")
         lines.extend(mode_lines(entry))
+    return lines
+
+
+def cache_accounting_lines(unreported: Sequence[str]) -> list[str]:
+    """What the cache counts mean when a server left some out: never zeros shown as
+    measured."""
+    lines = []
+    if "cache_creation_input_tokens" in unreported:
+        lines.append("cache writes: not reported by this server (no cache write is counted or "
+                     "priced; the input it did not read from a cache counts as uncached input)")
+    if "cache_read_input_tokens" in unreported:
+        lines.append("cache reads: not reported by this server (all its input counts and is "
+                     "priced as uncached)")
     return lines
 
 

@@ -94,6 +94,9 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     models = _models(records, end.answer_model)
     summary = summarise(records, card, backend=backend, models=models)
     lines = ["", "legalbench summary", *summary_lines(summary)]
+    lines.extend(_server_lines({c.server for r in records
+                                for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)
+                                if c.server}))
     if backend == "reference":
         lines.append(_REFERENCE_NOTE)
     if end.report_dir is not None:
@@ -137,24 +140,24 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
                  card: PriceCard, parts: _Parts) -> list[str]:
     from pytest_legalbench.gandr.record import GandrRecord, all_calls
     from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
+    from pytest_legalbench.results.summary import unreported_usage
+    from pytest_legalbench.results.summary_lines import cache_accounting_lines
 
     records = sorted((GandrRecord.from_dict(raw) for raw in raw_records),
                      key=lambda r: (r.system, r.question_id))
     summary = summarise_gandr(records, card)
-    backends = sorted({c.backend for c in all_calls(records)})
+    calls = all_calls(records)
+    backends = sorted({c.backend for c in calls})
     lines = ["", "legalbench GANDR summary", *gandr_lines(summary)]
+    if any(b != "reference" for b in backends):
+        lines.append(f"backend {' + '.join(backends)}")
+    lines.extend(cache_accounting_lines(unreported_usage(calls)))
     if "reference" in backends:
         lines.append("(reference backend: every role (drafter, audit, rubric, critic, judges) "
                      "is played by deterministic rules, not a language model; seeds vary its "
                      "choices)")
-    if "anthropic" in backends:
-        from pytest_legalbench.llm.backend import takes_sampling
-
-        lines.append(
-            "(temperatures and seeds were sent in the request body to "
-            f"{end.base_url})" if takes_sampling("anthropic", end.base_url) else
-            "(Claude's API takes no temperature and has no seed: neither was sent, so the "
-            "repeats differ only by the model's own sampling)")
+    if any(b != "reference" for b in backends):
+        lines.append(_sampling_note(end.base_url, {c.server for c in calls if c.server}))
     if end.report_dir is not None:
         from pytest_legalbench.gandr.report import write_gandr_report
 
@@ -163,6 +166,30 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
         lines.append(f"GANDR report: {written[0]} and {len(written) - 1} trace files")
         parts.gandr = list(records)
     return lines
+
+
+def _server_lines(servers: set[str]) -> list[str]:
+    """Which kind of third-party server answered, and the capability rules applied to it."""
+    from pytest_legalbench.llm.server_capabilities import capabilities, rules_text
+
+    return [f"(server: {capabilities(kind).name}; capability rules: "
+            f"{rules_text(capabilities(kind))})" for kind in sorted(servers)]
+
+
+def _sampling_note(base_url: str | None, servers: set[str]) -> str:
+    """What was sent of the GANDR systems' temperatures and seeds, and to whom."""
+    from pytest_legalbench.llm.backend import takes_sampling
+    from pytest_legalbench.llm.server_capabilities import capabilities
+
+    if not takes_sampling("anthropic", base_url):
+        return ("(Claude's API takes no temperature and has no seed: neither was sent, so the "
+                "repeats differ only by the model's own sampling)")
+    seedless = sorted(capabilities(s).name for s in servers if not capabilities(s).takes_seed)
+    if seedless:
+        return (f"(temperatures were sent in the request body to {base_url}; seeds were not: "
+                f"the {', '.join(seedless)} reads none from /v1/messages, so its own --seed "
+                f"applies to every call)")
+    return f"(temperatures and seeds were sent in the request body to {base_url})"
 
 
 def _backend(records: Sequence[ItemRecord]) -> str:
