@@ -27,6 +27,7 @@ from pytest_legalbench.judging.pairing import OUTCOMES
 from pytest_legalbench.llm.client import ClientConfig, ModelClient, SystemBlock, ToolSpec
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.server_identity import resolve_identity
+from pytest_legalbench.modes.names import DEFAULT_STRATEGY
 
 pytestmark = pytest.mark.llama_server
 
@@ -131,7 +132,7 @@ def test_one_question_one_mode_paired_with_inject_and_judged(llama: str,
            "system blocks sent joined as one string; seeds not sent; structured output as " \
            "JSON in the text, parsed strictly; HTTP 500 not retried)" in out
     record, = _records(junit).values()
-    assert record["mode"] == "navembed:hybrid" and record["verdict"] in OUTCOMES
+    assert record["mode"] == f"navembed:{DEFAULT_STRATEGY}" and record["verdict"] in OUTCOMES
     judge_calls = record["judge_calls"]
     assert len(judge_calls) >= 2 and all(c["server"] == "llama.cpp-no-tools" for c in judge_calls)
     # A verdict the model did not give in the tool's shape is None, with what it wrote kept.
