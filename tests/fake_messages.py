@@ -91,8 +91,12 @@ def count_reply(input_tokens: int) -> Reply:
 class FakeMessages:
     """The scripted server. ``base_url`` is valid between start() and stop()."""
 
-    def __init__(self, *replies: Reply) -> None:
+    def __init__(self, *replies: Reply, gets: Mapping[str, Reply] | None = None) -> None:
         self._script: deque[Reply] = deque(replies)
+        # GET answers by path (/v1/models), served every time; other GETs get a 404. GETs are
+        # listed in get_paths, not in requests (which holds the POSTs).
+        self._gets = dict(gets or {})
+        self.get_paths: list[str] = []
         self._received: list[Received] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -200,6 +204,19 @@ def _handler_for(fake: FakeMessages) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(payload)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client timed out and hung up, which is what a delay is for
+
+        def do_GET(self) -> None:
+            with fake._lock:
+                fake.get_paths.append(self.path)
+            reply = fake._gets.get(self.path) or error_reply(404, f"no GET {self.path} here")
+            payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
 
         def log_message(self, format: str, *args: object) -> None:
             pass  # keep test output clean

@@ -39,7 +39,8 @@ FOREIGN_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "LEGALBENCH_BACKEND",
 RECORD_KEYS = {"question_id", "kind", "practice_area", "mode", "question", "reference", "judge",
                "inject_answer", "mode_answer", "raw_forward", "raw_reverse", "verdict",
                "keyfacts_inject", "keyfacts_mode", "evidence_recall", "node_ids",
-               "payload_tokens", "scan_tokens", "inject_calls", "mode_calls", "judge_calls"}
+               "payload_tokens", "scan_tokens", "inject_calls", "mode_calls", "judge_calls",
+               "provisions", "evidence"}
 # Dumps every item's user_properties as JSON, which fails the session unless they are builtins.
 DUMP_CONFTEST = """
 import json
@@ -311,7 +312,10 @@ def test_the_summary_reports_each_mode_with_controls_apart(
     navindex = summary[summary.index("navindex: 3 items"):]
     assert re.match(r"  document-bound: ties \d/2 .*; inject wins \d/2 .*; navindex wins \d/2 "
                     r".*; unscored 0$", navindex[1])
-    assert re.match(r"  out-of-scope: ties \d/1 .*; unscored 0$", navindex[2])
+    # The tie split follows each verdict line, one indented line per verdict.
+    assert [line.split(" by key facts:")[0] for line in navindex[2:5]] == \
+        ["    ties", "    inject wins", "    navindex wins"]
+    assert re.match(r"  out-of-scope: ties \d/1 .*; unscored 0$", navindex[5])
     for label in ("  key facts: inject ", "  evidence recall ", "  token footprint: inject ",
                   "  cost: inject ", "  crossover: navindex vs inject"):
         assert any(line.startswith(label) for line in navindex), label
@@ -323,7 +327,8 @@ def test_the_report_folder_holds_every_file(tmp_path_factory: pytest.TempPathFac
                                             corpus_root: Path) -> None:
     report = recording(tmp_path_factory, corpus_root).report
     results = json.loads((report / "results.json").read_text(encoding="utf-8"))
-    assert set(results) == {"format_version", "backend", "models", "records", "summary"}
+    assert set(results) == {"format_version", "backend", "models", "run", "records",
+                            "provisions", "texts", "summary"}
     assert results["backend"] == "reference"
     assert set(results["models"]) == {"answer", "judge"}
     assert sorted((r["question_id"], r["mode"]) for r in results["records"]) == \
@@ -337,3 +342,14 @@ def test_the_report_folder_holds_every_file(tmp_path_factory: pytest.TempPathFac
     assert sorted(row[0] for row in rows[1:]) == sorted(QUESTION_IDS)
     assert {row[1] for row in rows[1:]} == {"navindex"}
     assert (report / "cost.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert (report / "recall_payload.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert (report / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert results["run"]["corpus"]["profile"] == "transactions"
+    assert results["run"]["modes"] == sorted(MODES)
+    # Every provision a navindex record names is in the table, its text among the texts.
+    for record in results["records"]:
+        for span in record["provisions"] if record["mode"] == "navindex" else ():
+            place = results["provisions"][span["node_id"]]
+            assert (place["start"], place["end"]) == (span["start"], span["end"])
+            assert any(s <= span["start"] and span["end"] <= e
+                       for s, e, _ in results["texts"][span["doc_id"]])

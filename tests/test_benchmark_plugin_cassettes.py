@@ -127,6 +127,62 @@ def test_xdist_gives_the_aggregates_of_a_serial_run(pytester: pytest.Pytester,
     assert tree_bytes(pytester.path / "cassettes") == before  # replayed, nothing re-recorded
 
 
+def _passes(facts: dict[str, Any] | None) -> bool:
+    return bool(facts and facts["correct"])
+
+
+def _expected_split(records: list[dict[str, Any]], mode: str) -> list[str]:
+    """The split lines of the document-bound items, counted here from the records."""
+    scored = [r for r in records if r["verdict"] in ("tie", "inject", "mode")]
+    n = len(scored)
+    lines = []
+    for verdict, label in (("tie", "ties"), ("inject", "inject wins"), ("mode", f"{mode} wins")):
+        chosen = [r for r in scored if r["verdict"] == verdict]
+        if not chosen:
+            lines.append(f"    {label} by key facts: none")
+            continue
+        cells = [(_passes(r["keyfacts_inject"]), _passes(r["keyfacts_mode"])) for r in chosen]
+        both_pass = sum(a and b for a, b in cells)
+        both_fail = sum(not a and not b for a, b in cells)
+        differ = len(cells) - both_pass - both_fail
+        text = (f"    {label} by key facts: both pass {both_pass}/{n} .*; both fail "
+                f"{both_fail}/{n} .*; differ {differ}/{n} ")
+        if verdict != "tie":
+            winner = 0 if verdict == "inject" else 1
+            failing = sum(not cell[winner] for cell in cells)
+            text += f".*; won by a failing answer {failing}/{n} "
+        lines.append(text)
+    return lines
+
+
+def test_the_summary_splits_ties_and_wins_by_key_facts_under_xdist(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
+        corpus_root: Path) -> None:
+    prepare(pytester, recording(tmp_path_factory, corpus_root).cassettes)
+    # A win staged for the mode, so that a win line has counts whatever was recorded.
+    edit_verdicts(pytester.path / "cassettes" / "reference" / "test_legalbench" / f"{EDITED}.yaml",
+                  "B", "A")
+    result = pytester.runpytest_subprocess(
+        *bench(tmp_path_factory, corpus_root).args("navindex"), "-n", "2",
+        "--junitxml=junit.xml", "--legalbench-report=report", timeout=300)
+    result.assert_outcomes(passed=3)
+    records = list(junit_records(pytester.path / "junit.xml").values())
+    summary = summary_section(result.outlines)
+    bound = summary.index(next(line for line in summary if line.startswith("  document-bound:")))
+    expected = _expected_split([r for r in records if r["kind"] != "out_of_scope"], "navindex")
+    for line, pattern in zip(summary[bound + 1:bound + 4], expected, strict=True):
+        assert re.match(pattern, line), (pattern, line)
+    # The headline line itself is unchanged by the split.
+    assert re.match(r"  document-bound: ties \d/2 .*; inject wins \d/2 .*; navindex wins "
+                    r"[12]/2 .*; unscored 0$", summary[bound])
+    # The control's verdict is split apart, under its own line.
+    control = summary.index(next(line for line in summary if line.startswith("  out-of-scope:")))
+    assert summary[control + 1].startswith("    ties by key facts: ")
+    split = json.loads((pytester.path / "report" / "results.json").read_text(encoding="utf-8"))[
+        "summary"]["modes"]["navindex"]["document_bound_split"]
+    assert split["scored"] == 2 and split["mode"]["items"] >= 1
+
+
 def test_a_replay_needs_no_server_and_equals_the_recording(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, corpus_root: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,16 +193,21 @@ def test_a_replay_needs_no_server_and_equals_the_recording(
     before = tree_bytes(pytester.path / "cassettes")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "fake-key")
     with FakeMessages() as server:
+        host = server.base_url.removeprefix("http://")
         result = pytester.runpytest(
             *bench(tmp_path_factory, corpus_root).args(*MODES), "--record-mode=none",
             "--legalbench-backend=anthropic", f"--legalbench-base-url={server.base_url}",
             "--junitxml=junit.xml")
-        assert server.requests == []
+        # Asked once which server it is (it lists no models: an unidentified one, given the
+        # requests Claude gets); no model call reached it.
+        assert server.requests == [] and set(server.get_paths) == {"/v1/models"}
     result.assert_outcomes(passed=6)
     replayed, recorded = summary_section(result.outlines), summary_section(run.lines)
     # Only the backend's name differs: the same calls were answered from the same files.
-    assert replayed[1].startswith("backend anthropic (")
-    assert replayed[2:] == [line for line in recorded[2:] if not line.startswith("(reference")]
+    assert replayed[1].startswith(f"backend messages-api at {host} (")
+    assert "(server: a Messages-API server; capability rules: none)" in replayed
+    assert [line for line in replayed[2:] if not line.startswith("(server:")] == \
+        [line for line in recorded[2:] if not line.startswith("(reference")]
     assert verdicts(junit_records(pytester.path / "junit.xml")) == \
         verdicts(junit_records(run.folder / "junit.xml"))
     assert tree_bytes(pytester.path / "cassettes") == before

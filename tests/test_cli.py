@@ -188,13 +188,18 @@ def test_retrieve_prints_one_contract_line_per_question(
                          encoding="utf-8")
     assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--mode", "navindex",
                  "--questions", str(questions)]) == 0
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
     assert [line["id"] for line in lines] == ["q1", "q2"]
+    payloads = sorted(line["payload_tokens"] for line in lines)
+    assert (f"payload tokens over 2 questions: mean {sum(payloads) / 2:,.0f}, "
+            f"p95 {payloads[1]:,}, max {payloads[1]:,}") in captured.err
     for line in lines:
         assert {"id", "question", "mode", "provisions", "payload_tokens", "scan_tokens"} <= set(line)
         assert line["mode"] == "navindex" and line["scan_tokens"] > 0
         for provision in line["provisions"]:
-            assert set(provision) == {"doc_id", "node_id", "clause", "start", "end", "text"}
+            assert set(provision) == {"doc_id", "node_id", "clause", "start", "end", "text",
+                                      "path"}
             source = (deal / f"{provision['doc_id']}.txt").read_text(encoding="utf-8")
             assert source[provision["start"]:provision["end"]] == provision["text"]
     assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q"]) == 2
@@ -244,3 +249,45 @@ def test_bad_query_options_are_usage_errors(deal: Path, tmp_path: Path,
     assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--price-card", str(card),
                  "Q?"]) == 2
     assert "card.json" in capsys.readouterr().err
+
+
+def test_payload_summary_reports_mean_p95_and_max() -> None:
+    from pytest_legalbench.commands.query_output import payload_summary
+
+    assert payload_summary([100, 300, 200]) == (
+        "payload tokens over 3 questions: mean 200, p95 300, max 300")
+    assert payload_summary(list(range(1, 21))) == (
+        "payload tokens over 20 questions: mean 10, p95 19, max 20")
+    assert payload_summary([]) == "payload tokens: no questions"
+
+
+def test_ask_names_a_llama_cpp_server_and_the_counts_it_did_not_report(
+        deal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from fake_messages import FakeMessages, Reply, text_reply
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "local")
+    models = {"data": [{"id": "SmolLM2-135M-Instruct.Q4_1.gguf", "owned_by": "llamacpp"}]}
+    props = {"chat_template_caps": {"supports_tools": False}}
+    reply = text_reply("Client pays $1,200 per month.", model="SmolLM2-135M-Instruct.Q4_1.gguf",
+                       usage_block={"cache_read_input_tokens": 0, "input_tokens": 41,
+                                    "output_tokens": 9})
+    gets = {"/v1/models": Reply(body=models), "/props": Reply(body=props)}
+    with FakeMessages(reply, reply, gets=gets) as server:
+        host = server.base_url.removeprefix("http://")
+        args = ["ask", "--docs", str(deal), "--no-cache", "-q", "--base-url", server.base_url,
+                "How much does the Client pay?"]
+        assert main(args) == 0
+        text = capsys.readouterr().out
+        assert main([*args[:-1], "--json", args[-1]]) == 0
+        report = json.loads(capsys.readouterr().out)
+        sent = server.requests[0].body
+    assert f"backend: messages-api at {host} (llama.cpp server (a chat template without tool " \
+           f"use), identified by GET /v1/models (llama.cpp) and GET /props (supports_tools " \
+           f"False); capability rules: " in text
+    assert "n/r: not reported by this server" in text
+    assert report["server"] == {"label": f"messages-api at {host}", "kind": "llama.cpp-no-tools",
+                                "how": "GET /v1/models (llama.cpp) and GET /props "
+                                       "(supports_tools False)",
+                                "model": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+    assert report["calls"][0]["unreported"] == ["cache_creation_input_tokens"]
+    assert isinstance(sent, dict) and isinstance(sent["system"], str)  # blocks joined

@@ -6,7 +6,10 @@ import pytest
 from modes_samples import LEASE, LEASE_AMENDMENT, SUPPLY, SUPPLY_AMENDMENT, two_deal_corpus
 
 from pytest_legalbench.modes.closure import DEFAULT_KINDS, KINDS, Closure, Link
-from pytest_legalbench.modes.units import named_definitions, unit_nodes
+from pytest_legalbench.modes.node_ranking import without_names
+from pytest_legalbench.modes.routing import Route
+from pytest_legalbench.modes.units import heading_only, named_definitions, unit_nodes
+from pytest_legalbench.navindex.node import Node
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +82,31 @@ def test_a_question_writing_a_defined_term_names_its_definition() -> None:
     assert [n.node_id for n in found] == [f"{SUPPLY}:def-delivery-point",
                                          f"{SUPPLY}:def-minimum-volume"]
     assert named_definitions("What is the price?", nodes)[0].node_id == f"{SUPPLY}:def-price"
+
+
+def _node(node_id: str, text: str, *, reference: str = "", title: str = "",
+          parent: str | None = None) -> Node:
+    return Node(node_id=node_id, doc_id="d", kind="section", clause_reference=reference,
+                title=title, start=0, end=len(text), text=text, parent=parent)
+
+
+def test_a_unit_that_only_repeats_headings_is_a_heading() -> None:
+    article = _node("d:2", "ARTICLE 2 LICENSE GRANT", reference="ARTICLE 2", title="License Grant")
+    lead = _node("d:2-lead", "ARTICLE 2\nLICENSE GRANT", parent="d:2")
+    clause = _node("d:2.1", "2.1 Grant. Licensor grants a licence.", reference="2.1",
+                   title="Grant", parent="d:2")
+    recitals = _node("d:recitals", "RECITALS\n\nWHEREAS:", title="Recitals")
+    by_id = {n.node_id: n for n in (article, lead, clause, recitals)}
+    # Its own heading and its parent's are not words it says; "WHEREAS" is one word.
+    assert heading_only(article, by_id) and heading_only(lead, by_id)
+    assert heading_only(recitals, by_id)
+    assert not heading_only(clause, by_id)
+
+
+def test_the_words_that_routed_a_question_are_left_out_of_its_ranking() -> None:
+    route = Route({}, (("netgear",),), ("ingram", "micro", "netgear"))
+    assert without_names("What cap does NETGEAR's agreement with Ingram-Micro set?",
+                         route) == "What cap does agreement with set?"
+    # An unrouted question, or one that is nothing but names, is ranked as written.
+    assert without_names("What is the cap?", Route({}, (), ())) == "What is the cap?"
+    assert without_names("NETGEAR Ingram", route) == "NETGEAR Ingram"

@@ -22,8 +22,9 @@ from pytest_legalbench.results.judge_audit import (
     audit_lines,
     read_audit,
 )
-from pytest_legalbench.results.report_files import VERDICT_COLUMNS, write_report
+from pytest_legalbench.results.report_files import write_report
 from pytest_legalbench.results.summary import summarise
+from pytest_legalbench.results.verdicts_file import VERDICT_COLUMNS
 
 
 def _csv_text(rows: list[list[str]], header: tuple[str, ...] = VERDICT_COLUMNS) -> str:
@@ -37,7 +38,8 @@ def _csv_text(rows: list[list[str]], header: tuple[str, ...] = VERDICT_COLUMNS) 
 def _row(question_id: str, verdict: str, auditor: str, mode: str = "navindex",
          note: str = "") -> list[str]:
     return [question_id, mode, "Which notice period applies?", "Thirty days.", "30 days",
-            "thirty days,\nper clause 9", "A", "B", verdict, auditor, note]
+            "thirty days,\nper clause 9", "A", "B", verdict, "pass", "pass", "both pass", "",
+            auditor, note]
 
 
 def _write(tmp_path: Path, text: str, name: str = "verdicts.csv") -> Path:

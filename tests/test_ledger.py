@@ -124,3 +124,29 @@ def test_concurrent_recording_loses_nothing() -> None:
     assert len(ledger) == 4000
     assert ledger.total() == Usage(3 * 4000, 5 * 4000, 7 * 4000, 11 * 4000)
     assert ledger.by_stage() == {"navindex.scan": ledger.total()}
+
+
+def test_third_party_fields_round_trip_and_appear_only_when_set() -> None:
+    call = Call(stage="judge.forward", model="SmolLM2-135M-Instruct.Q4_1.gguf",
+                usage=Usage(input_tokens=30, cache_read_input_tokens=12, output_tokens=4),
+                latency_s=0.4, backend="messages-api at 127.0.0.1:8080", server="llama.cpp",
+                unreported=("cache_creation_input_tokens",), valid=False,
+                raw_output='[stop_reason max_tokens] {"tool_use": "record_verdict"}')
+    data = call.to_dict()
+    assert data["server"] == "llama.cpp" and data["unreported"] == ["cache_creation_input_tokens"]
+    assert Call.from_dict(data) == call
+    plain = Call(stage="s", model="m", usage=Usage(), latency_s=0.0, backend="reference")
+    assert set(plain.to_dict()) == {"stage", "model", "usage", "latency_s", "backend",
+                                    "question_id", "valid"}
+
+
+def test_third_party_fields_are_checked() -> None:
+    base = {"stage": "s", "model": "m", "usage": {}, "latency_s": 0.0, "backend": "b"}
+    with pytest.raises(LedgerFormatError, match="'unreported' must list cache usage fields"):
+        Call.from_dict({**base, "unreported": ["output_tokens"]})
+    with pytest.raises(LedgerFormatError, match="'unreported' must be a list"):
+        Call.from_dict({**base, "unreported": "cache_read_input_tokens"})
+    with pytest.raises(LedgerFormatError, match="'raw_output' must be a string"):
+        Call.from_dict({**base, "raw_output": 7})
+    with pytest.raises(LedgerFormatError, match="'server' must be a non-empty string"):
+        Call.from_dict({**base, "server": ""})

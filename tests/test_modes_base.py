@@ -34,7 +34,7 @@ def test_a_provision_is_a_nodes_whole_subtree() -> None:
     # The clause is the reference a citation uses ("2"), not the heading as printed ("2.").
     assert provision.to_dict() == {"doc_id": "lease", "node_id": "lease:2",
                                    "clause": section.full_reference, "start": section.start,
-                                   "end": section.end, "text": section.text}
+                                   "end": section.end, "text": section.text, "path": ""}
 
 
 def test_an_attachment_is_cited_by_its_printed_heading() -> None:

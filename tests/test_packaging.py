@@ -29,6 +29,8 @@ def test_the_wheel_ships_manifests_and_prompts(tmp_path: Path) -> None:
             "pytest_legalbench/prompt_templates/README.md",
             "pytest_legalbench/prompt_templates/answer_system.txt",
             "pytest_legalbench/llm/price_cards/default.json",
+            "pytest_legalbench/results/report_assets/report.css",
+            "pytest_legalbench/results/report_assets/report.js",
             "pytest_legalbench/py.typed"} <= names
     # Every module of the package is in the wheel (a subpackage left off the list is not).
     modules = {p.relative_to(REPO).as_posix() for p in (REPO / "pytest_legalbench").rglob("*.py")}

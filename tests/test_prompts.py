@@ -61,8 +61,10 @@ def test_wire_blocks() -> None:
     block = document_block([("acme", 'Supply "A"', "1. Term.")])
     assert block == ('<documents>\n<document doc_id="acme" title="Supply &quot;A&quot;">\n'
                      "1. Term.\n</document>\n</documents>")
-    provisions = provisions_block([("acme", "acme:1", "Section 1", "Term.")])
+    provisions = provisions_block([("acme", "acme:1", "Section 1", "", "Term.")])
     assert '<provision doc_id="acme" node_id="acme:1" clause="Section 1">\nTerm.\n' in provisions
+    placed = provisions_block([("acme", "acme:1", "Section 1", 'Supply "A" > 1. Term', "Term.")])
+    assert 'clause="Section 1" path="Supply &quot;A&quot; &gt; 1. Term">' in placed
     user = answer_user("  What is the term? ", provisions)
     assert user.startswith("<provisions>") and user.endswith("<question>\nWhat is the term?\n</question>\n")
     judged = judge_user("Q?", "a", "b", None)

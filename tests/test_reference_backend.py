@@ -133,9 +133,9 @@ def test_amendment_and_original_are_both_cited(client: anthropic.Anthropic) -> N
 
 def test_answers_from_provisions_with_their_clause(client: anthropic.Anthropic) -> None:
     provisions = provisions_block([
-        ("harbor-supply", "harbor-supply:2.1", "Section 2.1",
+        ("harbor-supply", "harbor-supply:2.1", "Section 2.1", "",
          "Supplier shall deliver the Goods to Buyer within 14 days of each purchase order."),
-        ("harbor-supply", "harbor-supply:3.1", "Section 3.1",
+        ("harbor-supply", "harbor-supply:3.1", "Section 3.1", "",
          "This Agreement is governed by the laws of England and Wales."),
     ])
     text = ask(client, "Which laws govern the agreement?", context=provisions).content[0].text

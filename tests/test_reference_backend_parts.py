@@ -54,7 +54,8 @@ def test_documents_round_trip_through_the_prompt_block() -> None:
 
 
 def test_provisions_round_trip_through_the_prompt_block() -> None:
-    block = provisions_block([("d-1", "d-1:2.1", "Section 2.1", "Text of 2.1.")])
+    block = provisions_block([("d-1", "d-1:2.1", "Section 2.1", "Deal > 2. Terms > 2.1",
+                               "Text of 2.1.")])
     [provision] = find_provisions(block)
     assert (provision.doc_id, provision.node_id, provision.clause, provision.text) == (
         "d-1", "d-1:2.1", "Section 2.1", "Text of 2.1.")

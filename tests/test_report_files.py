@@ -14,14 +14,10 @@ from hypothesis import strategies as st
 
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.results.cost_chart import INJECT_COLD, INJECT_WARM, cumulative_costs
 from pytest_legalbench.results.item_record import RECORD_FORMAT, ItemRecord, KeyFacts
-from pytest_legalbench.results.report_files import (
-    INJECT_COLD,
-    INJECT_WARM,
-    VERDICT_COLUMNS,
-    cumulative_costs,
-    write_report,
-)
+from pytest_legalbench.results.report_files import write_report
+from pytest_legalbench.results.verdicts_file import VERDICT_COLUMNS
 
 
 class Plain:
@@ -117,17 +113,19 @@ def written(tmp_path: Path) -> list[Path]:
                         backend="reference", models=MODELS, card=CARD)
 
 
-def test_writes_the_four_files_and_nothing_else(written: list[Path], tmp_path: Path) -> None:
+def test_writes_the_five_files_and_nothing_else(written: list[Path], tmp_path: Path) -> None:
     folder = tmp_path / "report"
     assert written == [folder / name
-                       for name in ("results.json", "report.md", "verdicts.csv", "cost.png")]
+                       for name in ("results.json", "report.md", "verdicts.csv", "cost.png",
+                                    "recall_payload.png")]
     # No temporary file of the atomic writes is left behind.
     assert sorted(path.name for path in folder.iterdir()) == sorted(p.name for p in written)
 
 
 def test_results_json_round_trips_every_record_in_order(written: list[Path]) -> None:
     data = json.loads(written[0].read_text(encoding="utf-8"))
-    assert set(data) == {"format_version", "backend", "models", "records", "summary"}
+    assert set(data) == {"format_version", "backend", "models", "run", "records", "provisions",
+                         "texts", "summary"}
     assert data["format_version"] == RECORD_FORMAT
     assert (data["backend"], data["models"], data["summary"]) == ("reference", MODELS, SUMMARY)
     records = [ItemRecord.from_dict(item) for item in data["records"]]
@@ -141,10 +139,11 @@ def test_verdicts_csv_has_one_row_per_judged_record(written: list[Path]) -> None
     assert tuple(rows[0]) == VERDICT_COLUMNS
     # beta-term under navindex was not judged (verdict None), so it has no row.
     assert [row[:2] + row[6:] for row in rows[1:]] == [
-        ["alpha-fee", NAVEMBED, "A", "B", "inject", "", ""],
-        ["alpha-fee", NAVINDEX, "B", "A", "mode", "", ""],
-        ["beta-term", NAVEMBED, "tie", "tie", "tie", "", ""],
-        ["zeta-control", NAVEMBED, "", "tie", "unscored", "", ""],
+        ["alpha-fee", NAVEMBED, "A", "B", "inject", "pass", "fail", "inject only", "", "", ""],
+        ["alpha-fee", NAVINDEX, "B", "A", "mode", "pass", "pass", "both pass", "", "", ""],
+        ["beta-term", NAVEMBED, "tie", "tie", "tie", "pass", "pass", "both pass", "", "", ""],
+        ["zeta-control", NAVEMBED, "", "tie", "unscored", "pass", "pass", "both pass", "", "",
+         ""],
     ]
     alpha = rows[1]
     assert alpha[2:6] == ["What does alpha-fee say?", "reference for alpha-fee",
@@ -162,19 +161,19 @@ def test_report_markdown_tables(written: list[Path]) -> None:
     navembed = lines.index(f"## {NAVEMBED}")
     assert lines[navembed + 2].startswith("| question | kind | verdict | key facts (inject) |")
     assert lines[navembed + 4:navembed + 8] == [
-        "| alpha-fee | fact | inject | 2/2 | 1/2 | 67% | 1,234 | $0.0165 | $0.7578 |",
-        "| beta-term | fact | tie | 2/2 | 2/2 | 50% | 1,234 | $0.0210 | $0.0663 |",
-        ("| zeta-control | out_of_scope | unscored | declined | not declined | — | 1,234 "
+        "| alpha-fee | fact | inject | 2/2 | 1/2 | — | 67% | 1,234 | $0.0165 | $0.7578 |",
+        "| beta-term | fact | tie | 2/2 | 2/2 | — | 50% | 1,234 | $0.0210 | $0.0663 |",
+        ("| zeta-control | out_of_scope | unscored | declined | not declined | — | — | 1,234 "
          "| $0.0063 | $0.0612 |"),
-        "| **total** | | | | | | | $0.0438 | $0.8853 |",
+        "| **total** | | | | | | | | $0.0438 | $0.8853 |",
     ]
     navindex = lines.index(f"## {NAVINDEX}")
     assert navindex > navembed
     # 0.00825 and 0.05925 round half-even to four places: $0.0082 and $0.0592.
     assert lines[navindex + 4:navindex + 7] == [
-        "| alpha-fee | fact | mode | 2/2 | 2/2 | 100% | 1,234 | $0.0510 | $0.7578 |",
-        "| beta-term | fact | — | 2/2 | 1/2 | 100% | 1,234 | $0.0082 | $0.0663 |",
-        "| **total** | | | | | | | $0.0592 | $0.8241 |",
+        "| alpha-fee | fact | mode | 2/2 | 2/2 | — | 100% | 1,234 | $0.0510 | $0.7578 |",
+        "| beta-term | fact | — | 2/2 | 1/2 | — | 100% | 1,234 | $0.0082 | $0.0663 |",
+        "| **total** | | | | | | | | $0.0592 | $0.8241 |",
     ]
 
 
@@ -224,7 +223,7 @@ def test_inject_only_run(tmp_path: Path) -> None:
     assert list(cumulative_costs(records, CARD)) == [INJECT_WARM, INJECT_COLD]
     assert paths[2].read_text(encoding="utf-8").splitlines() == [",".join(VERDICT_COLUMNS)]
     report = paths[1].read_text(encoding="utf-8").splitlines()
-    assert "| alpha-fee | fact | — | 2/2 | — | — | 1,234 | — | $0.7578 |" in report
+    assert "| alpha-fee | fact | — | 2/2 | — | — | — | 1,234 | — | $0.7578 |" in report
     assert report[-1] == "(empty)"
 
 

@@ -72,3 +72,52 @@ def test_an_inject_only_run_reports_key_facts_footprint_and_cost_alone() -> None
     assert "  key facts: inject 0/2 0.0% [0.0, 84.2]" in lines
     assert any(line.startswith("  token footprint 20,200 (answering context 20,200); cost $")
                for line in lines)
+
+
+def _from_llama_cpp(record: ItemRecord) -> ItemRecord:
+    """The record as a llama.cpp server would have produced it: no cache-write counts."""
+    import dataclasses
+
+    def moved(calls: tuple[Call, ...]) -> tuple[Call, ...]:
+        return tuple(dataclasses.replace(c, backend="messages-api at 127.0.0.1:8080",
+                                         server="llama.cpp",
+                                         unreported=("cache_creation_input_tokens",))
+                     for c in calls)
+
+    return dataclasses.replace(record, inject_calls=moved(record.inject_calls),
+                               mode_calls=moved(record.mode_calls),
+                               judge_calls=moved(record.judge_calls))
+
+
+def test_cache_counts_a_server_never_reported_are_said_to_be_unreported() -> None:
+    records = [_from_llama_cpp(_record("q1", "tie")), _from_llama_cpp(_record("q2", "mode"))]
+    summary = summarise(records, load_price_card(), backend="messages-api at 127.0.0.1:8080",
+                        models={"answer": "SmolLM2-135M-Instruct.Q4_1.gguf",
+                                "judge": "SmolLM2-135M-Instruct.Q4_1.gguf"})
+    assert summary.unreported == ("cache_creation_input_tokens",)
+    assert summary.to_dict()["usage_not_reported"] == ["cache_creation_input_tokens"]
+    lines = summary_lines(summary)
+    assert lines[0].startswith("backend messages-api at 127.0.0.1:8080 (answer SmolLM2-135M")
+    assert lines[1].startswith("cache writes: not reported by this server (no cache write is "
+                               "counted or priced")
+    assert not any(line.startswith("cache reads:") for line in lines)
+
+
+def test_a_server_reporting_every_count_gets_no_cache_note() -> None:
+    summary = summarise([_record("q1", "tie")], load_price_card(), backend="reference",
+                        models={"answer": "a1", "judge": "j1"})
+    assert summary.unreported == () and "usage_not_reported" not in summary.to_dict()
+    assert not any("not reported" in line for line in summary_lines(summary))
+
+
+def test_the_session_end_names_the_server_kind_and_its_rules() -> None:
+    from pytest_legalbench.run.protocol import envelope
+    from pytest_legalbench.run.session_end import SessionEnd, finish_session
+
+    record = _from_llama_cpp(_record("q1", "tie"))
+    lines = finish_session([envelope("qa", record)], SessionEnd())
+    assert any(line.startswith("backend messages-api at 127.0.0.1:8080 (answer m, judge m)")
+               for line in lines)
+    assert "(server: llama.cpp server; capability rules: system blocks sent joined as one " \
+           "string; seeds not sent; HTTP 500 not retried)" in lines
+    assert any(line.startswith("cache writes: not reported by this server") for line in lines)

@@ -40,9 +40,10 @@ def test_bad_values_name_the_option(tmp_path: Path) -> None:
 
 def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
     assert [o.ini for o in OPTIONS] == [
-        "legalbench_profile", "legalbench_corpus_dir", "legalbench_cache_dir",
-        "legalbench_backend", "legalbench_base_url", "legalbench_answer_model",
-        "legalbench_judge_model", "legalbench_judge", "legalbench_questions",
+        "legalbench_profile", "legalbench_docs", "legalbench_corpus_dir", "legalbench_cache_dir",
+        "legalbench_backend", "legalbench_base_url", "legalbench_server_kind",
+        "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
+        "legalbench_questions",
         "legalbench_report", "legalbench_repeats"]
 
 
@@ -155,3 +156,27 @@ def test_the_command_line_names_its_own_flags() -> None:
         resolve_mode_settings({"k": "-2"}, {}, {}, from_cli=True)
     assert resolve_mode_settings({}, {}, {"LEGALBENCH_CONTEXT_WINDOW": "1000"},
                                  from_cli=True).context_window == 1000
+
+
+def test_a_docs_folder_needs_questions_about_it(tmp_path: Path) -> None:
+    docs, questions = tmp_path / "docs", tmp_path / "questions"
+    docs.mkdir()
+    questions.mkdir()
+    with pytest.raises(SettingsError, match="--legalbench-docs needs --legalbench-questions"):
+        resolve_settings({"docs": str(docs)}, {}, {}, profiles=_profiles)
+    with pytest.raises(SettingsError, match="--legalbench-docs='.*missing' is not a folder"):
+        resolve_settings({"docs": str(tmp_path / "missing"), "questions": str(questions)}, {},
+                         {}, profiles=_profiles)
+    chosen = resolve_settings({"questions": str(questions)}, {},
+                              {"LEGALBENCH_DOCS": str(docs)}, profiles=_profiles)
+    assert chosen.docs_dir == docs and chosen.to_dict()["docs_dir"] == str(docs)
+
+
+def test_the_server_kind_is_checked_and_auto_by_default() -> None:
+    assert resolve_settings({}, {}, {}, profiles=_profiles).server_kind is None
+    chosen = resolve_settings({}, {}, {"LEGALBENCH_SERVER_KIND": "llama.cpp"},
+                              profiles=_profiles)
+    assert chosen.server_kind == "llama.cpp"
+    with pytest.raises(SettingsError, match="--legalbench-server-kind='ollama' is not a server "
+                                            "kind; choose from auto, claude"):
+        resolve_settings({"server_kind": "ollama"}, {}, {}, profiles=_profiles)

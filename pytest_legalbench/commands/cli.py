@@ -1,5 +1,5 @@
 """The legalbench command: index a corpus, query it, measure retrieval, generate the CUAD files,
-audit GANDR runs."""
+audit GANDR runs, and render or compare stored runs."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from pytest_legalbench import __version__
 from pytest_legalbench.commands import (
     audit,
     claim_audit,
+    compare,
     corpus,
     cuad,
     evaluate,
     gandr_results,
     mcp,
     query,
+    report,
     spans,
 )
 from pytest_legalbench.commands.common import Progress, UsageProblem
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results,
-                    mcp):
+                    mcp, report, compare):
         command.register(commands)
     return parser
 

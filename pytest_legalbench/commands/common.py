@@ -18,6 +18,7 @@ from pytest_legalbench.defaults import BACKENDS, CACHE_ENV, CORPUS_ENV, DEFAULT_
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.loading import describe_inference
 from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.llm.server_identity import KIND_CHOICES
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.names import DEFAULT_STRATEGY, mode_names, parse_mode
 from pytest_legalbench.navindex.corpus import build_indexes
@@ -82,6 +83,9 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
                         help="'reference' (embedded, no key) or 'anthropic'; default: anthropic "
                              "when ANTHROPIC_API_KEY is set, else reference")
     parser.add_argument("--base-url", help="Messages-API server (default: $ANTHROPIC_BASE_URL)")
+    parser.add_argument("--server-kind", choices=KIND_CHOICES,
+                        help="kind of that server, for its capability rules (default: "
+                             "$LEGALBENCH_SERVER_KIND, else asked once: GET /v1/models)")
     group = parser.add_argument_group("retrieval settings")
     for option in RETRIEVAL_OPTIONS:
         assert option.cli is not None  # every retrieval setting has a command-line flag
@@ -167,6 +171,10 @@ def open_query(args: argparse.Namespace, progress: Progress, mode_spec: str,
     if indexes is None:
         # Inject sends whole documents, so it never needs the index built.
         indexes = () if mode == "inject" else indexes_of(args, documents, progress)
+    kind = args.server_kind or os.environ.get("LEGALBENCH_SERVER_KIND") or None
+    if kind is not None and kind not in KIND_CHOICES:
+        raise UsageProblem(f"LEGALBENCH_SERVER_KIND={kind!r} is not one of "
+                           f"{', '.join(KIND_CHOICES)}")
     return query_session(documents, indexes, mode=mode, backend=args.backend,
                          base_url=args.base_url, settings=chosen,
-                         cache_dir=working_cache(args), progress=progress)
+                         cache_dir=working_cache(args), progress=progress, server_kind=kind)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -63,17 +64,22 @@ def run_ask(args: argparse.Namespace, progress: Progress) -> int:
 
 def run_retrieve(args: argparse.Namespace, progress: Progress) -> int:
     """Print one JSON line of provisions per question, without answering."""
-    from pytest_legalbench.commands.query_output import retrieval_line
+    from pytest_legalbench.commands.query_output import payload_summary, retrieval_line
 
     if (args.question is None) == (args.questions is None):
         raise UsageProblem("give either a question or --questions FILE.jsonl")
     questions = ([(None, args.question)] if args.questions is None
                  else _read_questions(args.questions))
+    payloads: list[int] = []
     with open_query(args, progress, args.mode) as session:
         for position, (question_id, question) in enumerate(questions, 1):
             retrieval = session.mode.retrieve(question, question_id=question_id)
             print(retrieval_line(retrieval, question_id, question), flush=True)
+            payloads.append(retrieval.payload_tokens)
             progress(f"retrieved {position}/{len(questions)} {question_id or ''}".rstrip())
+    if args.questions is not None:
+        # A result, not progress: printed under -q too, on stderr so stdout stays JSON Lines.
+        print(payload_summary(payloads), file=sys.stderr)
     return 0
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from statistics import fmean
 
 from pytest_legalbench.llm.client import Completion
+from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, format_usd, price, price_calls
+from pytest_legalbench.llm.server_capabilities import rules_text
 from pytest_legalbench.modes.base import Retrieval
+from pytest_legalbench.results.evaluation import nearest_rank
 from pytest_legalbench.run.query import QuerySession
 
 
@@ -18,6 +22,15 @@ def retrieval_line(retrieval: Retrieval, question_id: str | None, question: str)
         "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
         "dropped": dict(retrieval.dropped), "notes": list(retrieval.notes),
     }, ensure_ascii=False)
+
+
+def payload_summary(payloads: list[int]) -> str:
+    """The payload line ``retrieve --questions`` ends with: mean, p95 and max tokens."""
+    if not payloads:
+        return "payload tokens: no questions"
+    ordered = sorted(payloads)
+    return (f"payload tokens over {len(ordered)} questions: mean {fmean(ordered):,.0f}, "
+            f"p95 {nearest_rank(ordered, 0.95):,}, max {ordered[-1]:,}")
 
 
 def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySession,
@@ -32,6 +45,10 @@ def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySes
     if session.config.backend == "reference":
         lines.append("backend: the embedded reference backend (extractive, no language model); "
                      "set ANTHROPIC_API_KEY or --backend anthropic for a real model")
+    elif session.config.server is not None and session.config.server.third_party:
+        server = session.config.server
+        lines.append(f"backend: {server.label} ({server.caps.name}, identified by "
+                     f"{server.how}; capability rules: {rules_text(server.caps)})")
     else:
         lines.append(f"backend: anthropic ({session.config.base_url or 'api.anthropic.com'})")
     lines.append(f"{'stage':16} {'model':36} {'input':>8} {'cache wr':>9} {'cache rd':>9} "
@@ -40,9 +57,12 @@ def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySes
         usage = call.usage
         lines.append(
             f"{call.stage:16} {call.model[:36]:36} {usage.input_tokens:>8} "
-            f"{usage.cache_creation_input_tokens:>9} {usage.cache_read_input_tokens:>9} "
+            f"{_count(call, 'cache_creation_input_tokens'):>9} "
+            f"{_count(call, 'cache_read_input_tokens'):>9} "
             f"{usage.output_tokens:>7} {usage.footprint:>9} "
             f"{format_usd(price(usage, card, call.model).total):>10}")
+    if any(call.unreported for call in session.ledger.calls):
+        lines.append("n/r: not reported by this server (counted as zero, priced as nothing)")
     total = session.ledger.total()
     lines.append(f"total: token footprint {total.footprint}, output {total.output_tokens}, "
                  f"cost {format_usd(price_calls(session.ledger.calls, card).total)} "
@@ -50,12 +70,21 @@ def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySes
     return lines
 
 
+def _count(call: Call, field: str) -> str:
+    """A usage count as the table shows it: ``n/r`` where the server did not report it."""
+    return "n/r" if field in call.unreported else str(getattr(call.usage, field))
+
+
 def report_json(retrieval: Retrieval, completion: Completion, session: QuerySession,
                 card: PriceCard) -> str:
     """The same report as JSON: the answer, the provisions, and each call's usage and cost."""
     calls = session.ledger.calls
+    server = session.config.server
     return json.dumps({
         "answer": completion.text, "backend": session.config.backend, "model": completion.model,
+        **({"server": {"label": server.label, "kind": server.kind, "how": server.how,
+                       "model": server.model}}
+           if server is not None and server.third_party else {}),
         "mode": retrieval.mode,
         "provisions": [{k: v for k, v in p.to_dict().items() if k != "text"}
                        for p in retrieval.provisions],

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.llm.retries import RetryPolicy
+from pytest_legalbench.llm.server_identity import ServerIdentity
 
 
 class BackendConfigError(ValueError):
@@ -29,6 +30,9 @@ class ClientConfig:
     """Send temperatures and seeds (in the request's extra body)? None decides by the server:
     yes for the reference backend and other Messages-API servers (vLLM, LiteLLM), no for
     Claude's own API, which rejects sampling fields from API version 2026-10-21 on."""
+    server: ServerIdentity | None = None
+    """The server the calls go to, once identified (``llm.server_identity``); None: not
+    identified, and no capability rule applies."""
 
     @property
     def sends_sampling(self) -> bool:

@@ -6,6 +6,7 @@ the plugin (``pytest --help``) never pays for the SDK.
 
 from __future__ import annotations
 
+import dataclasses
 import random as _random
 import threading
 import time
@@ -16,9 +17,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, resolve_backend
 from pytest_legalbench.llm.conversation import TOOL_CHOICES, Exchange, reply_blocks
+from pytest_legalbench.llm.json_text import instruction
 from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, ToolEvent, Usage
 from pytest_legalbench.llm.retries import RETRYABLE_STATUSES, parse_retry_after
-from pytest_legalbench.llm.schema import SchemaError, check_schema, problems
+from pytest_legalbench.llm.schema import SchemaError, check_schema
+from pytest_legalbench.llm.server_capabilities import (
+    JSON_TEXT,
+    ServerCapabilities,
+    adapt_request,
+    unreported_fields,
+)
+from pytest_legalbench.llm.structured_reply import raw_output, text_input, tool_input
 
 if TYPE_CHECKING:
     from typing import Self
@@ -121,6 +130,8 @@ class StructuredResult:
     valid: bool
     attempts: int
     usage: Usage
+    raw: str | None = None
+    """What the model sent on the last attempt when it did not conform (also in the ledger)."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +180,8 @@ class _Reply:
     model: str
     stop_reason: str | None
     usage: Usage
+    unreported: tuple[str, ...] = ()
+    """Cache fields the response's usage left out (``server_capabilities.CACHE_FIELDS``)."""
 
 
 def _read_reply(message: Any, requested_model: str) -> _Reply | str:
@@ -187,7 +200,8 @@ def _read_reply(message: Any, requested_model: str) -> _Reply | str:
     model = getattr(message, "model", None)
     stop = getattr(message, "stop_reason", None)
     return _Reply(content, model if isinstance(model, str) and model else requested_model,
-                  stop if isinstance(stop, str) else None, usage)
+                  stop if isinstance(stop, str) else None, usage,
+                  unreported_fields(dump) if isinstance(dump, Mapping) else ())
 
 
 class ModelClient:
@@ -205,6 +219,15 @@ class ModelClient:
             raise BackendConfigError("backend 'anthropic' needs an API key (ANTHROPIC_API_KEY)")
         self.config = config
         self.ledger = ledger
+        server = config.server
+        #: The capability row whose rules shape requests; None (no rules) for Claude, the
+        #: reference backend and a server nobody identified.
+        self._caps: ServerCapabilities | None = (
+            server.caps if server is not None and server.caps.has_rules else None)
+        self._backend_label = (server.label if server is not None and server.third_party
+                               else config.backend)
+        self._server_kind = server.kind if server is not None and server.third_party else None
+        self._final_statuses = self._caps.final_statuses if self._caps else frozenset()
         self._sleep, self._random, self._clock = sleep, random, clock
         self._local_failure = local_failure
         self._lock = threading.Lock()
@@ -249,6 +272,9 @@ class ModelClient:
                 failure = _classify(exc, self.config.timeout_s, self._local_failure)
                 if failure is None:
                     raise
+                if failure.retryable and failure.status in self._final_statuses:
+                    # The capability table: this server's answer to a resend would be the same.
+                    failure = dataclasses.replace(failure, retryable=False)
                 spent += self._clock() - started
                 delay = policy.delay(attempt - 1, self._random(), failure.retry_after)
                 reason = (policy.give_up(attempt, spent + delay, failure.message)
@@ -261,6 +287,8 @@ class ModelClient:
 
     def _create(self, stage: str, question_id: str | None, model: str,
                 **params: Any) -> tuple[_Reply, float]:
+        if self._caps is not None:
+            params = adapt_request(params, self._caps)
         message, latency = self._send(
             stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
         reply = _read_reply(message, model)
@@ -268,12 +296,14 @@ class ModelClient:
             raise ModelCallError(stage, question_id, None, reply)
         return reply, latency
 
-    def _record(self, stage: str, model: str, usage: Usage, latency: float,
-                question_id: str | None, *, valid: bool = True,
+    def _record(self, stage: str, reply: _Reply, latency: float, question_id: str | None, *,
+                valid: bool = True, raw_output: str | None = None,
                 tool_results: Sequence[ToolEvent] = ()) -> None:
-        self.ledger.record(Call(stage=stage, model=model, usage=usage, latency_s=latency,
-                                backend=self.config.backend, question_id=question_id,
-                                valid=valid, tool_results=tuple(tool_results)))
+        self.ledger.record(Call(stage=stage, model=reply.model, usage=reply.usage,
+                                latency_s=latency, backend=self._backend_label,
+                                question_id=question_id, valid=valid, server=self._server_kind,
+                                unreported=reply.unreported, raw_output=raw_output,
+                                tool_results=tuple(tool_results)))
 
     def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],
                  messages: Sequence[Mapping[str, object]], max_tokens: int,
@@ -282,7 +312,7 @@ class ModelClient:
         reply, latency = self._create(stage, question_id, model, max_tokens=max_tokens,
                                       system=_system(system), messages=_messages(messages),
                                       **self._sampling(sampling))
-        self._record(stage, reply.model, reply.usage, latency, question_id)
+        self._record(stage, reply, latency, question_id)
         text = "".join(block.text for block in reply.content
                        if getattr(block, "type", None) == "text"
                        and isinstance(getattr(block, "text", None), str))
@@ -293,22 +323,33 @@ class ModelClient:
                    messages: Sequence[Mapping[str, object]], tool: ToolSpec, max_tokens: int,
                    question_id: str | None = None,
                    sampling: Sampling | None = None) -> StructuredResult:
-        """Force ``tool`` and return its input if it conforms; one retry, then invalid."""
+        """Force ``tool`` and return its input if it conforms; one retry, then invalid (with
+        what the model sent kept in the result and the ledger)."""
+        as_text = self._caps is not None and self._caps.structured == JSON_TEXT
+        if as_text:
+            # The server honours no forced tool use: the schema goes into the prompt instead.
+            request: dict[str, Any] = {"system": _system([*system, SystemBlock(instruction(
+                tool.name, tool.description, tool.input_schema))])}
+        else:
+            request = {"system": _system(system), "tools": [tool.to_param()],
+                       "tool_choice": {"type": "tool", "name": tool.name}}
         total = Usage()
+        raw: str | None = None
         for attempt in (1, 2):
             # The retry resends the same request: feeding the bad output back would change
             # the prompt (and its cached prefix accounting) between attempts.
             reply, latency = self._create(
-                stage, question_id, model, max_tokens=max_tokens, system=_system(system),
-                messages=_messages(messages), tools=[tool.to_param()],
-                tool_choice={"type": "tool", "name": tool.name}, **self._sampling(sampling))
+                stage, question_id, model, max_tokens=max_tokens, messages=_messages(messages),
+                **request, **self._sampling(sampling))
             total = total + reply.usage
-            data = _tool_input(reply.content, tool)
-            self._record(stage, reply.model, reply.usage, latency, question_id,
-                         valid=data is not None)
+            data = (text_input(reply.content, tool.input_schema) if as_text
+                    else tool_input(reply.content, tool.name, tool.input_schema))
+            raw = None if data is not None else raw_output(reply.content, reply.stop_reason)
+            self._record(stage, reply, latency, question_id, valid=data is not None,
+                         raw_output=raw)
             if data is not None:
                 return StructuredResult(data=data, valid=True, attempts=attempt, usage=total)
-        return StructuredResult(data=None, valid=False, attempts=2, usage=total)
+        return StructuredResult(data=None, valid=False, attempts=2, usage=total, raw=raw)
 
     def converse(self, *, stage: str, model: str, system: Sequence[SystemBlock],
                  messages: Sequence[Mapping[str, object]], tools: Sequence[ToolSpec],
@@ -328,8 +369,7 @@ class ModelClient:
             tool_choice={"type": tool_choice})
         text, uses, content = reply_blocks(reply.content)
         recorded = stage if uses or answer_stage is None else answer_stage
-        self._record(recorded, reply.model, reply.usage, latency, question_id,
-                     tool_results=tool_results)
+        self._record(recorded, reply, latency, question_id, tool_results=tool_results)
         return Exchange(stage=recorded, text=text, tool_uses=uses, content=content,
                         model=reply.model, stop_reason=reply.stop_reason, usage=reply.usage,
                         latency_s=latency)
@@ -352,23 +392,16 @@ class ModelClient:
     def count_tokens(self, *, model: str, system: Sequence[SystemBlock],
                      messages: Sequence[Mapping[str, object]]) -> int:
         """Return the input tokens the server counts for this prompt (not a billed call)."""
+        params: dict[str, Any] = {"system": _system(system), "messages": _messages(messages)}
+        if self._caps is not None:
+            params = adapt_request(params, self._caps)  # counted as it would be sent
         counted, _ = self._send("count_tokens", None, lambda sdk: sdk.messages.count_tokens(
-            model=model, system=_system(system), messages=_messages(messages)))
+            model=model, **params))
         tokens = getattr(counted, "input_tokens", None)
         if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
             raise ModelCallError("count_tokens", None, None,
                                  f"count_tokens answered input_tokens={tokens!r}")
         return tokens
-
-
-def _tool_input(content: Sequence[Any], tool: ToolSpec) -> dict[str, object] | None:
-    """The forced tool's input when it is there and conforms; None otherwise (never guessed)."""
-    calls = [block for block in content if getattr(block, "type", None) == "tool_use"
-             and getattr(block, "name", None) == tool.name]
-    if len(calls) != 1 or not isinstance(getattr(calls[0], "input", None), dict):
-        return None
-    data: dict[str, object] = calls[0].input
-    return None if problems(data, tool.input_schema) else data
 
 
 def _system(blocks: Sequence[SystemBlock]) -> Any:

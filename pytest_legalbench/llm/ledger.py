@@ -13,7 +13,10 @@ USAGE_FIELDS = (
 )
 
 _CALL_FIELDS = frozenset(
-    {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid", "tool_results"})
+    {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid", "server",
+     "unreported", "raw_output", "tool_results"})
+#: Usage fields a server may leave out of its responses.
+_OPTIONAL_USAGE = frozenset({"cache_creation_input_tokens", "cache_read_input_tokens"})
 
 
 class LedgerFormatError(ValueError):
@@ -131,10 +134,16 @@ class Call:
     usage: Usage
     latency_s: float
     backend: str
-    """``reference`` or ``anthropic``."""
+    """``reference``, ``anthropic``, or ``messages-api at HOST`` for another server."""
     question_id: str | None = None
     valid: bool = True
     """False when a structured output did not conform and was recorded as invalid."""
+    server: str | None = None
+    """The kind of a third-party server (``llama.cpp``, ``generic``, ...); None otherwise."""
+    unreported: tuple[str, ...] = ()
+    """Usage fields the response left out: their zeros in ``usage`` were not measured."""
+    raw_output: str | None = None
+    """What the model sent when a structured output was invalid, kept as it came."""
     tool_results: tuple[ToolEvent, ...] = ()
     """The tool results this call's request carried (a turn of a tool-using conversation)."""
 
@@ -148,6 +157,15 @@ class Call:
                                              or not self.question_id):
             raise LedgerFormatError(f"call field 'question_id' must be None or a non-empty "
                                     f"string, got {self.question_id!r}")
+        if self.server is not None and (not isinstance(self.server, str) or not self.server):
+            raise LedgerFormatError(f"call field 'server' must be None or a non-empty string, "
+                                    f"got {self.server!r}")
+        if not isinstance(self.unreported, tuple) or not set(self.unreported) <= _OPTIONAL_USAGE:
+            raise LedgerFormatError(f"call field 'unreported' must list cache usage fields, "
+                                    f"got {self.unreported!r}")
+        if self.raw_output is not None and not isinstance(self.raw_output, str):
+            raise LedgerFormatError(f"call field 'raw_output' must be None or a string, "
+                                    f"got {self.raw_output!r}")
         latency = self.latency_s
         if (isinstance(latency, bool) or not isinstance(latency, (int, float))
                 or not math.isfinite(latency) or latency < 0):
@@ -155,13 +173,19 @@ class Call:
                                     f"got {latency!r}")
 
     def to_dict(self) -> dict[str, object]:
-        """Return the call as plain builtins (JSON- and YAML-safe); ``tool_results`` only
-        when it carried some."""
+        """Return the call as plain builtins (JSON- and YAML-safe); the optional fields only
+        when set, so calls to Claude and the reference backend read as they always did."""
         found: dict[str, object] = {
             "stage": self.stage, "model": self.model, "usage": self.usage.to_dict(),
             "latency_s": float(self.latency_s), "backend": self.backend,
             "question_id": self.question_id, "valid": self.valid,
         }
+        if self.server is not None:
+            found["server"] = self.server
+        if self.unreported:
+            found["unreported"] = list(self.unreported)
+        if self.raw_output is not None:
+            found["raw_output"] = self.raw_output
         if self.tool_results:
             found["tool_results"] = [event.to_dict() for event in self.tool_results]
         return found
@@ -183,6 +207,13 @@ class Call:
         valid = data.get("valid", True)
         if not isinstance(valid, bool):
             raise LedgerFormatError(f"call field 'valid' must be a boolean, got {valid!r}")
+        unreported = data.get("unreported", [])
+        if not isinstance(unreported, list) or not all(isinstance(n, str) for n in unreported):
+            raise LedgerFormatError(f"call field 'unreported' must be a list of field names, "
+                                    f"got {unreported!r}")
+        raw = data.get("raw_output")
+        if raw is not None and not isinstance(raw, str):
+            raise LedgerFormatError(f"call field 'raw_output' must be a string, got {raw!r}")
         events = data.get("tool_results", [])
         if not isinstance(events, list):
             raise LedgerFormatError(f"call field 'tool_results' must be a list, got {events!r}")
@@ -191,7 +222,8 @@ class Call:
             usage=Usage.from_dict(usage), latency_s=float(latency),
             backend=str(_text(data, "backend")),
             question_id=_text(data, "question_id", optional=True), valid=valid,
-            tool_results=tuple(ToolEvent.from_dict(event) for event in events),
+            server=_text(data, "server", optional=True), unreported=tuple(unreported),
+            raw_output=raw, tool_results=tuple(ToolEvent.from_dict(event) for event in events),
         )
 
 

@@ -71,11 +71,13 @@ def document_block(documents: Iterable[tuple[str, str, str]]) -> str:
     return "<documents>\n" + "\n\n".join(parts) + "\n</documents>"
 
 
-def provisions_block(provisions: Iterable[tuple[str, str, str, str]]) -> str:
-    """Wrap provisions ``(doc_id, node_id, clause, text)`` for an answer from retrieved text."""
+def provisions_block(provisions: Iterable[tuple[str, str, str, str, str]]) -> str:
+    """Wrap provisions ``(doc_id, node_id, clause, path, text)`` for an answer from retrieved
+    text; ``path`` (the headings a provision sits under) is shown when there is one."""
     parts = [f'<provision doc_id="{escape(doc_id)}" node_id="{escape(node_id)}" '
-             f'clause="{escape(clause)}">\n{text}\n</provision>'
-             for doc_id, node_id, clause, text in provisions]
+             f'clause="{escape(clause)}"' + (f' path="{escape(path)}"' if path else "")
+             + f'>\n{text}\n</provision>'
+             for doc_id, node_id, clause, path, text in provisions]
     return "<provisions>\n" + "\n\n".join(parts) + "\n</provisions>\n"
 
 

@@ -26,16 +26,20 @@ class Provision:
     start: int
     end: int
     text: str
+    path: str = ""
+    """Where it sits: the document's title and the headings above it, as the answering model
+    is shown it ("Revolving Credit Agreement > ARTICLE II ... > 2.12 Unused Commitment Fee");
+    empty for whole documents and chunks."""
 
     @classmethod
-    def from_node(cls, node: Node) -> Provision:
+    def from_node(cls, node: Node, path: str = "") -> Provision:
         """The provision a node stands for: its subtree text and span."""
         # "2.1(b)" cites better than the printed "(b)"; "exhibit:a" is a lookup key, not a
         # citation, so attachments keep their printed heading ("EXHIBIT A").
         reference = node.full_reference
         clause = reference if reference and ":" not in reference else node.clause_reference
         return cls(doc_id=node.doc_id, node_id=node.node_id, clause=clause, start=node.start,
-                   end=node.end, text=node.text)
+                   end=node.end, text=node.text, path=path)
 
     def to_dict(self) -> dict[str, object]:
         """Return the provision as plain builtins."""

@@ -41,7 +41,7 @@ class Fetcher:
     def __init__(self, indexes: Sequence[DocumentIndex], *, definitions_per_node: int) -> None:
         self.closure = Closure(indexes, definitions_per_node=definitions_per_node, kinds=KINDS)
         self.by_id: Mapping[str, Node] = self.closure.by_id
-        context = UnitContext(indexes)
+        self.context = context = UnitContext(indexes)
         self._nodes = tuple(self.by_id.values())
         self._definitions = [n for n in self._nodes if n.kind == "definition"]
         self._lexical = LexicalIndex([context.text(n) for n in self._nodes], stem_words=True)
@@ -55,4 +55,5 @@ class Fetcher:
         chosen = choose(hits, budget, self.by_id, closure=self.closure, asked=asked,
                         boost=lambda node: flag_boost(node, flags),
                         relevance=lambda node: words.get(node.node_id, 0.0))
-        return Fetched(tuple(Provision.from_node(n) for n in chosen.nodes), chosen)
+        return Fetched(tuple(Provision.from_node(n, self.context.line(n)) for n in chosen.nodes),
+                       chosen)

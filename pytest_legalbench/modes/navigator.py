@@ -22,7 +22,6 @@ same rules in words for a real model.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -127,19 +126,37 @@ def view_router(views: Sequence[IndexView]) -> Router:
 
 def select_nodes(views: Sequence[IndexView], question: str, cap: int) -> list[Entry]:
     """At most ``cap`` entries to fetch for ``question``, best first."""
-    entries = [e for view in views for e in view.entries]
-    route = view_router(views).route(question)
-    scores = score_entries(entries, question, route)
-    return _choose(entries, scores, {v.doc_id: v.amends for v in views}, cap)
+    return Navigator(views).select(question, cap)
 
 
-def score_entries(entries: Sequence[Entry], question: str, route: Route) -> dict[str, float]:
-    """Scores of the candidate entries (contents never) that match the question at all."""
-    # The document root is never chosen: it is the whole instrument, which is inject's job.
-    candidates = [e for e in entries if not e.is_contents and e.parent is not None]
-    if not candidates:
-        return {}
-    bm25 = SparseBM25([_words(e) or ["\0"] for e in candidates])
+class Navigator:
+    """The navigator over one set of indexes; what no question changes (the router, the
+    words of every node, the tree) is built once, so one instance answers many scans."""
+
+    def __init__(self, views: Sequence[IndexView]) -> None:
+        self.entries = tuple(e for view in views for e in view.entries)
+        self.router = view_router(views)
+        self.amends = {v.doc_id: v.amends for v in views}
+        # The document root is never chosen: it is the whole instrument, which is inject's job.
+        self.candidates = tuple(e for e in self.entries
+                                if not e.is_contents and e.parent is not None)
+        self._bm25 = SparseBM25([_words(e) or ["\0"] for e in self.candidates])
+        self._tree = _Tree(self.entries)
+
+    def select(self, question: str, cap: int) -> list[Entry]:
+        """At most ``cap`` entries to fetch for ``question``, best first."""
+        scores = self.scores(question, self.router.route(question))
+        return _choose(self._tree, scores, self.amends, cap)
+
+    def scores(self, question: str, route: Route) -> dict[str, float]:
+        """Scores of the candidate entries (contents never) that match the question at all."""
+        if not self.candidates:
+            return {}
+        return _scored(self.candidates, self._bm25, question, route)
+
+
+def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
+            route: Route) -> dict[str, float]:
     # The names that routed the question have done their work: left in, they would pick the
     # openings and signature blocks that print them, not the provision asked about.
     names = {word for name in route.words for word in stemmed(name)}
@@ -211,14 +228,21 @@ def _ranked(scores: Mapping[str, float]) -> list[str]:
                   key=lambda i: (-scores[i], i))
 
 
-def _choose(entries: Sequence[Entry], scores: Mapping[str, float],
+class _Tree:
+    """The entries by id, each one's ancestors, and what each one contains."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self.by_id = {e.node_id: e for e in entries}
+        self.lineage = {e.node_id: set(_lineage(e, self.by_id)) for e in entries}
+        self.inside: dict[str, set[str]] = {}
+        for node_id, line in self.lineage.items():
+            for ancestor in line:
+                self.inside.setdefault(ancestor, set()).add(node_id)
+
+
+def _choose(tree: _Tree, scores: Mapping[str, float],
             amends: Mapping[str, tuple[str, ...]], cap: int) -> list[Entry]:
-    by_id = {e.node_id: e for e in entries}
-    lineage = {e.node_id: set(_lineage(e, by_id)) for e in entries}
-    inside: dict[str, set[str]] = {}
-    for node_id, line in lineage.items():
-        for ancestor in line:
-            inside.setdefault(ancestor, set()).add(node_id)
+    by_id, lineage, inside = tree.by_id, tree.lineage, tree.inside
     chosen: list[Entry] = []
     taken: set[str] = set()   # chosen ids and their ancestors and descendants
 
@@ -269,45 +293,3 @@ def _partners(entry: Entry, by_id: Mapping[str, Entry], lineage: Mapping[str, se
         if cites & related or other.node_id in cited:
             found.append(other)
     return sorted(found, key=lambda e: (-scores.get(e.node_id, 0.0), e.node_id))
-
-
-@dataclass(frozen=True)
-class DocumentRow:
-    """One line of a two-stage scan's document list."""
-
-    doc_id: str
-    title: str
-    role: str
-    parties: str
-    tags: str
-    keywords: str
-
-    @property
-    def amends(self) -> tuple[str, ...]:
-        """What an amendment's role says it amends ("amendment of A, B")."""
-        return tuple(d.strip() for d in self.role.partition(" of ")[2].split(",") if d.strip())
-
-
-def select_documents(rows: Sequence[DocumentRow], question: str, cap: int) -> list[str]:
-    """At most ``cap`` documents to scan: the routed families first (each with the documents
-    it amends or that amend it), then by the rarity-weighted question words they carry."""
-    identities = {row.doc_id: name_words(f"{row.title} {row.parties}") for row in rows}
-    route = Router.of_identities(identities, {r.doc_id: r.amends for r in rows}).route(question)
-    bags = {row.doc_id: set(stemmed(f"{row.title} {row.title} {row.parties} {row.keywords} "
-                                    f"{row.tags}")) for row in rows}
-    holding: dict[str, int] = {}
-    for bag in bags.values():
-        for word in bag:
-            holding[word] = holding.get(word, 0) + 1
-    asked = set(stemmed(question))
-    scores = {doc: route.weight(doc) * sum(math.log(1 + len(rows) / holding[w])
-                                           for w in asked & bag)
-              for doc, bag in bags.items()}
-    order = sorted(scores, key=lambda d: (-scores[d], d))
-    picked: list[str] = [d for d in route.documents() if d in scores][:cap]
-    for doc in order:
-        if len(picked) >= cap:
-            break
-        if doc not in picked and scores[doc] > 0:
-            picked.append(doc)
-    return picked

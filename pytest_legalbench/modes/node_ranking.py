@@ -11,6 +11,7 @@ hundred contracts gets a first answer without embedding all of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,7 +32,7 @@ from pytest_legalbench.modes.routing import (
     flag_boost,
     question_flags,
 )
-from pytest_legalbench.modes.units import UnitContext, unit_nodes
+from pytest_legalbench.modes.units import UnitContext, heading_only, unit_nodes
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.dense_index import DenseIndex, Piece, subtree_group
@@ -48,6 +49,22 @@ POOL = 60
 #: Units with fewer tokens of their own (context line aside) are headings, never hits; they
 #: still come in as the lead-in of a clause that is taken.
 MIN_HIT_TOKENS = 8
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def without_names(question: str, route: Route) -> str:
+    """``question`` without the words that routed it: within the named documents every
+    provision shares those names, so they only pull up the openings and notice blocks that
+    print them."""
+    names = set(route.words)
+
+    def naming(word: str) -> bool:
+        # "NETGEAR's" names a document as "NETGEAR" does; the possessive's "s" is no word.
+        parts = [p for p in _WORD.findall(word.casefold()) if len(p) > 1]
+        return bool(parts) and all(p in names for p in parts)
+
+    kept = [word for word in question.split() if not naming(word)]
+    return " ".join(kept) if kept and len(kept) < len(question.split()) else question
 
 
 def contextual_group(nodes: Sequence[Node], context: UnitContext) -> list[Piece]:
@@ -80,7 +97,8 @@ class NodeRanking:
             start += len(units)
         self.labels = tuple(node.node_id for node in self.nodes)
         self.rankable = frozenset(p for p, node in enumerate(self.nodes)
-                                  if estimate_tokens(node.text) >= MIN_HIT_TOKENS)
+                                  if estimate_tokens(node.text) >= MIN_HIT_TOKENS
+                                  and not heading_only(node, self.by_id))
         self._groups = {doc_id: contextual_group(units, self.context)
                         for doc_id, units in zip(self.doc_ids, per_document)}
         self.lexical = LexicalIndex([self.context.text(node) for node in self.nodes],
@@ -171,15 +189,17 @@ class NodeRanking:
         """The provisions this strategy puts before the answering model, most valuable first,
         within the payload budget."""
         route = self.router.route(question)
-        order, notes = self.order(question, route)
+        asked = without_names(question, route)
+        order, notes = self.order(asked, route)
         budget = self.settings.payload_budget_tokens
         flags = question_flags(question)
-        words = dict(zip(self.labels, self.lexical.scores(question)))
+        words = dict(zip(self.labels, self.lexical.scores(asked)))
         chosen = choose(self.hits(question, order), budget, self.by_id,
                         closure=self.closure(), asked=self.asked(question),
                         limit=self.limit(), boost=lambda node: flag_boost(node, flags),
                         relevance=lambda node: words.get(node.node_id, 0.0))
-        provisions = tuple(Provision.from_node(node) for node in chosen.nodes)
+        provisions = tuple(Provision.from_node(node, self.context.line(node))
+                           for node in chosen.nodes)
         notes = [route.note(), *notes, self._windowed_note(), chosen.note(budget)]
         return Retrieval(mode=self.name, provisions=provisions,
                          payload_tokens=payload_tokens(provisions), notes=tuple(notes))

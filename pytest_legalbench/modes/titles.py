@@ -17,6 +17,7 @@ from pytest_legalbench.llm.scan_prompt import (
     select_documents_tool,
 )
 from pytest_legalbench.modes.base import Corpus, ModeSettings, Provision, Retrieval, payload_tokens
+from pytest_legalbench.modes.units import UnitContext
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.ranking import EXCLUDED_KINDS, candidate_nodes, disjoint
@@ -104,6 +105,7 @@ class TitlesMode:
         self.listing = titles_listing(candidates)
         self.two_stage = estimate_tokens(self.listing) > settings.scan_budget_tokens
         self._lines = tuple(document_line(index) for index in corpus.indexes)
+        self.context = UnitContext(corpus.indexes)
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """Ask the model for its picks and return the valid ones in the model's order."""
@@ -141,7 +143,7 @@ class TitlesMode:
         if over:
             notes.append(f"{over} picks left out: they did not fit the "
                          f"{self.settings.payload_budget_tokens}-token payload budget")
-        provisions = tuple(Provision.from_node(node) for node in kept)
+        provisions = tuple(Provision.from_node(node, self.context.line(node)) for node in kept)
         return Retrieval(mode=self.name, provisions=provisions,
                          payload_tokens=payload_tokens(provisions), calls=calls,
                          dropped=dropped, notes=tuple(notes))

@@ -42,6 +42,21 @@ def is_unit(node: Node) -> bool:
     return node.is_leaf or estimate_tokens(node.text) <= MAX_UNIT_TOKENS
 
 
+#: A node saying fewer words than this beyond its own and its parent's heading is a heading.
+HEADING_ONLY_WORDS = 3
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def heading_only(node: Node, by_id: Mapping[str, Node]) -> bool:
+    """Whether ``node``'s text says nothing beyond its heading and its parent's ("ARTICLE 2
+    LICENSE GRANT" printed as the article's first line, "RECITALS", "WHEREAS:")."""
+    parent = by_id.get(node.parent) if node.parent is not None else None
+    named = {w for n in (node, parent) if n is not None
+             for w in _WORDS.findall(f"{n.clause_reference} {n.title}".casefold())}
+    said = [w for w in _WORDS.findall(node.text.casefold()) if w not in named]
+    return len(said) < HEADING_ONLY_WORDS
+
+
 def unit_nodes(index: DocumentIndex) -> tuple[Node, ...]:
     """The units of one document, in document order."""
     return tuple(node for node in index.nodes if is_unit(node))

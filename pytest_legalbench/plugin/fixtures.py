@@ -33,12 +33,16 @@ def legalbench_settings(pytestconfig: pytest.Config) -> Settings:
 
 @pytest.fixture(scope="session")
 def legalbench_documents(legalbench_settings: Settings) -> tuple[Document, ...]:
-    """The documents of the selected profile, read from the corpus folder."""
+    """The documents of the selected profile, read from the corpus folder (or those of the
+    ``--legalbench-docs`` folder)."""
     from pytest_legalbench.ingest.document import CorpusError
     from pytest_legalbench.ingest.selection import Selection, load_documents
 
+    docs = legalbench_settings.docs_dir
+    selection = (Selection(profile=None, docs=docs) if docs is not None
+                 else Selection(profile=legalbench_settings.profile))
     try:
-        return load_documents(Selection(profile=legalbench_settings.profile),
+        return load_documents(selection,
                               corpus_dir=legalbench_settings.corpus_dir,
                               cache_dir=legalbench_settings.cache_dir)
     except CorpusError as error:
@@ -86,7 +90,7 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
         pytestconfig.hook.pytest_recording_configure(config=pytestconfig, vcr=recorder)
         plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
                             record_mode=record_mode, recorder=recorder)
-    with open_backend(config, retrieval.context_window) as live, \
+    with open_backend(config, retrieval.context_window, settings.server_kind) as live, \
             ModelClient(live, Ledger(), local_failure=cassette_miss) as client:
         yield Benchmark([
             QaRunner(legalbench_documents, legalbench_index, client,

@@ -70,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     options = (*OPTIONS, *RETRIEVAL_OPTIONS)
     cli = {o.name: config.getoption(f"legalbench_{o.name}") for o in options}
     ini = {o.name: config.getini(o.ini) for o in options}
-    for name in ("corpus_dir", "cache_dir", "report", "questions", "embedding_model",
+    for name in ("corpus_dir", "cache_dir", "report", "questions", "docs", "embedding_model",
                  "cross_encoder"):
         if config.rootpath is not None and cli.get(name) is None and ini.get(name):
             # A relative folder in an ini file is relative to that file's folder.
@@ -165,6 +165,9 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if settings is None:
         return None
     corpus = settings.corpus_dir or "not set"
+    if settings.docs_dir is not None:
+        return (f"legalbench: documents {settings.docs_dir}, cache {settings.cache_dir}; "
+                f"modes {', '.join(settings.modes)}; judge {settings.judge}")
     return (f"legalbench: profile {settings.profile}, corpus {corpus}, cache "
             f"{settings.cache_dir}; modes {', '.join(settings.modes)}; judge {settings.judge}")
 
@@ -179,6 +182,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
     settings = config.stash[SETTINGS_KEY]
     end = SessionEnd(report_dir=settings.report_dir, base_url=settings.base_url,
-                     answer_model=settings.answer_model)
+                     answer_model=settings.answer_model, profile=settings.profile,
+                     corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir,
+                     questions_dir=settings.questions_dir, judge=settings.judge)
     for line in finish_session(records, end):
         terminalreporter.write_line(line)

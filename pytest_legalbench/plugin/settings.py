@@ -28,6 +28,7 @@ from pytest_legalbench.defaults import (
 from pytest_legalbench.files.locations import default_cache_dir
 from pytest_legalbench.gandr.settings import with_overrides
 from pytest_legalbench.gandr.systems import parse_systems
+from pytest_legalbench.llm.server_identity import AUTO, KIND_CHOICES
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.names import parse_mode
 
@@ -63,6 +64,9 @@ _DEFAULTS = ModeSettings()
 OPTIONS = (
     Option("profile", "--legalbench-profile", "LEGALBENCH_PROFILE",
            f"corpus profile to benchmark. Default: {DEFAULT_PROFILE}"),
+    Option("docs", "--legalbench-docs", "LEGALBENCH_DOCS",
+           "folder of .txt/.htm/.html documents to benchmark instead of a profile (with "
+           "--legalbench-questions about them)"),
     Option("corpus_dir", "--legalbench-corpus-dir", CORPUS_ENV,
            f"folder holding the corpus mirror (CI: ../shared/corpus). Env: ${CORPUS_ENV}",
            cli="--corpus-dir"),
@@ -76,6 +80,10 @@ OPTIONS = (
     Option("base_url", "--legalbench-base-url", "ANTHROPIC_BASE_URL",
            "base URL of a Messages-API server (vLLM, llama.cpp, LiteLLM). "
            "Env: $ANTHROPIC_BASE_URL", cli="--base-url"),
+    Option("server_kind", "--legalbench-server-kind", "LEGALBENCH_SERVER_KIND",
+           f"kind of the Messages-API server at the base URL, for its capability rules: "
+           f"{', '.join(KIND_CHOICES)}. Default: {AUTO} (asked once, GET /v1/models)",
+           cli="--server-kind"),
     Option("answer_model", "--legalbench-answer-model", "LEGALBENCH_ANSWER_MODEL",
            f"model answering the questions (and scanning for navindex and titles). "
            f"Default: {DEFAULT_ANSWER_MODEL}"),
@@ -88,8 +96,9 @@ OPTIONS = (
     Option("questions", "--legalbench-questions", None,
            "folder of question YAML files. Default: the profile's packaged question set"),
     Option("report", "--legalbench-report", None,
-           "folder for results.json, report.md, verdicts.csv and cost.png (and the GANDR "
-           "audit traces, gandr-traces/*.jsonl)"),
+           "folder for results.json, report.md, verdicts.csv, cost.png, recall_payload.png "
+           "and report.html, one self-contained page of the summary and every item (GANDR: "
+           "gandr-results.json and its audit traces, gandr-traces/*.jsonl)"),
     Option("repeats", "--legalbench-repeats", "LEGALBENCH_REPEATS",
            f"seeded repeats per item of the GANDR systems, for Stable & Correct@k. "
            f"Default: {DEFAULT_REPEATS}"),
@@ -140,9 +149,13 @@ class Settings:
     profile: str
     corpus_dir: Path | None
     cache_dir: Path
+    docs_dir: Path | None = None
+    """A folder of documents benchmarked instead of the profile's; None: the profile."""
     backend: str | None = None
     """The backend asked for; None lets the key decide (see ``llm.client.resolve_backend``)."""
     base_url: str | None = None
+    server_kind: str | None = None
+    """The server kind named by the user; None asks the server (``llm.server_identity``)."""
     answer_model: str = DEFAULT_ANSWER_MODEL
     judge_model: str = DEFAULT_JUDGE_MODEL
     judge: str = DEFAULT_JUDGE
@@ -162,9 +175,11 @@ class Settings:
     def to_dict(self) -> dict[str, object]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
         return {"profile": self.profile,
+                "docs_dir": str(self.docs_dir) if self.docs_dir else None,
                 "corpus_dir": str(self.corpus_dir) if self.corpus_dir else None,
                 "cache_dir": str(self.cache_dir), "backend": self.backend,
-                "base_url": self.base_url, "answer_model": self.answer_model,
+                "base_url": self.base_url, "server_kind": self.server_kind,
+                "answer_model": self.answer_model,
                 "judge_model": self.judge_model, "judge": self.judge,
                 "report_dir": str(self.report_dir) if self.report_dir else None,
                 "questions_dir": str(self.questions_dir) if self.questions_dir else None,
@@ -250,6 +265,10 @@ def resolve_settings(
     if backend is not None and backend not in BACKENDS:
         raise SettingsError(f"--legalbench-backend={backend!r} is not a backend; choose from "
                             f"{', '.join(BACKENDS)}")
+    server_kind = chosen["server_kind"]
+    if server_kind is not None and server_kind not in KIND_CHOICES:
+        raise SettingsError(f"--legalbench-server-kind={server_kind!r} is not a server kind; "
+                            f"choose from {', '.join(KIND_CHOICES)}")
     judge = chosen["judge"] or DEFAULT_JUDGE
     if judge not in JUDGES:
         raise SettingsError(f"--legalbench-judge={judge!r} is not a judging protocol; "
@@ -258,11 +277,18 @@ def resolve_settings(
     questions = Path(chosen["questions"]).expanduser() if chosen["questions"] else None
     if questions is not None and not questions.is_dir():
         raise SettingsError(f"--legalbench-questions={str(questions)!r} is not a folder")
+    docs = Path(chosen["docs"]).expanduser() if chosen["docs"] else None
+    if docs is not None and not docs.is_dir():
+        raise SettingsError(f"--legalbench-docs={str(docs)!r} is not a folder")
+    if docs is not None and questions is None:
+        # The profile's packaged questions are about the profile's documents, not these.
+        raise SettingsError("--legalbench-docs needs --legalbench-questions: a folder of "
+                            "questions about those documents")
     answer_model = chosen["answer_model"] or DEFAULT_ANSWER_MODEL
     return Settings(
-        profile=profile, corpus_dir=resolve_corpus_dir(chosen["corpus_dir"]),
+        profile=profile, docs_dir=docs, corpus_dir=resolve_corpus_dir(chosen["corpus_dir"]),
         cache_dir=resolve_cache_dir(chosen["cache_dir"]), backend=backend,
-        base_url=chosen["base_url"], answer_model=answer_model,
+        base_url=chosen["base_url"], server_kind=server_kind, answer_model=answer_model,
         judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
         report_dir=report, questions_dir=questions, modes=resolve_modes(modes),
         fail_on_loss=fail_on_loss, repeats=_repeats(chosen["repeats"]),

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from pytest_legalbench.defaults import MAX_SCAN_NODES
-from pytest_legalbench.modes.navigator import (
-    DocumentRow,
-    IndexView,
-    read_index,
-    select_documents,
-    select_nodes,
-)
+from pytest_legalbench.modes.document_choice import DocumentRow, select_documents
+from pytest_legalbench.modes.navigator import IndexView, Navigator, read_index
 from pytest_legalbench.navindex.json_forms import expand_optimised
 from pytest_legalbench.navindex.schema import IndexFormatError
 
@@ -37,10 +33,10 @@ _INDEX_TAG = re.compile(r'<index doc_id="([^"]*)">')
 
 def select_nodes_input(request: MessagesRequest) -> dict[str, object]:
     """The ``select_nodes`` input the navigator chooses for ``request``."""
-    views = _read_indexes(request.system)
+    navigator = _navigator(request.system)
     question = question_of(request.last_user_text)
     cap = min(_schema_cap(request, SELECT_NODES, "nodes", MAX_SCAN_NODES), MAX_SCAN_NODES)
-    chosen = select_nodes(views, question, cap)
+    chosen = navigator.select(question, cap)
     return {"nodes": [{"doc_id": e.doc_id, "node_id": e.written} for e in chosen]}
 
 
@@ -56,6 +52,14 @@ def select_documents_input(request: MessagesRequest) -> dict[str, object]:
             rows.append(DocumentRow(*(cells + [""] * (DOCUMENT_FIELDS - len(cells)))))
     cap = _schema_cap(request, SELECT_DOCUMENTS, "doc_ids", MAX_DOCUMENTS)
     return {"doc_ids": select_documents(rows, question_of(request.last_user_text), cap)}
+
+
+@lru_cache(maxsize=4)
+def _navigator(system: str) -> Navigator:
+    """The navigator over the indexes of ``system``: a run's scans all send the same system
+    prompt (the corpus's indexes, which is what prompt caching pays for), so it is read and
+    prepared once, not on every scan. The navigator is never changed after it is built."""
+    return Navigator(_read_indexes(system))
 
 
 def _read_indexes(system: str) -> list[IndexView]:

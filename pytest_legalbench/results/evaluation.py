@@ -14,7 +14,8 @@ from statistics import fmean
 from pytest_legalbench.ingest.questions import Question
 from pytest_legalbench.modes.base import Provision
 from pytest_legalbench.navindex.node import DocumentIndex
-from pytest_legalbench.results.evidence import Span, evidence_recall, oracle_nodes, oracle_tokens
+from pytest_legalbench.results.evidence import oracle_nodes, oracle_tokens
+from pytest_legalbench.results.retrieved import QuoteCheck, check_quotes, provision_spans
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class QuestionScore:
     oracle_tokens: int | None
     scan_tokens: int
     node_ids: tuple[str, ...]
+    quotes: tuple[QuoteCheck, ...] = ()
+    """Each evidence quote, found or missed, and where a found one lies."""
 
     @property
     def oracle_ratio(self) -> float | None:
@@ -42,6 +45,7 @@ class QuestionScore:
         """The score as plain builtins."""
         record: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
         record["node_ids"] = list(self.node_ids)
+        record["quotes"] = [quote.to_dict() for quote in self.quotes]
         record["oracle_ratio"] = _rounded(self.oracle_ratio)
         record["recall"] = _rounded(self.recall)
         return record
@@ -65,12 +69,14 @@ class Scorer:
     def score(self, question: Question, mode: str, provisions: Sequence[Provision],
               payload_tokens: int, scan_tokens: int = 0) -> QuestionScore:
         """The score of ``provisions`` retrieved by ``mode`` for ``question``."""
-        spans = [Span(p.doc_id, p.start, p.end) for p in provisions]
+        quotes = check_quotes(question.evidence, provision_spans(provisions), self.texts)
+        # The recall evidence_recall() would give: the share of quotes found.
+        recall = sum(q.found for q in quotes) / len(quotes) if quotes else None
         return QuestionScore(
-            question_id=question.id, kind=question.kind, mode=mode,
-            recall=evidence_recall(question.evidence, spans, self.texts),
+            question_id=question.id, kind=question.kind, mode=mode, recall=recall,
             payload_tokens=payload_tokens, oracle_tokens=self.oracle(question),
-            scan_tokens=scan_tokens, node_ids=tuple(p.node_id for p in provisions))
+            scan_tokens=scan_tokens, node_ids=tuple(p.node_id for p in provisions),
+            quotes=quotes)
 
 
 @dataclass(frozen=True)

@@ -37,14 +37,15 @@ class Span:
     end: int
 
 
-def covered_runs(spans: Iterable[Span], texts: Mapping[str, str]) -> dict[str, list[str]]:
-    """Per document, the normalised text of each maximal run of retrieved spans (spans that
-    overlap or are separated only by whitespace merge into one run)."""
+def run_bounds(spans: Iterable[Span],
+               texts: Mapping[str, str]) -> dict[str, list[tuple[int, int]]]:
+    """Per document, the (start, end) of each maximal run of retrieved spans (spans that
+    overlap or are separated only by whitespace merge into one run), in text order."""
     by_document: dict[str, list[tuple[int, int]]] = {}
     for span in spans:
         if span.end > span.start:
             by_document.setdefault(span.doc_id, []).append((span.start, span.end))
-    runs: dict[str, list[str]] = {}
+    runs: dict[str, list[tuple[int, int]]] = {}
     for doc_id, intervals in by_document.items():
         text = texts.get(doc_id)
         if text is None:
@@ -55,8 +56,15 @@ def covered_runs(spans: Iterable[Span], texts: Mapping[str, str]) -> dict[str, l
                 merged[-1][1] = max(merged[-1][1], end)
             else:
                 merged.append([start, end])
-        runs[doc_id] = [normalise(text[start:end]) for start, end in merged]
+        runs[doc_id] = [(start, end) for start, end in merged]
     return runs
+
+
+def covered_runs(spans: Iterable[Span], texts: Mapping[str, str]) -> dict[str, list[str]]:
+    """Per document, the normalised text of each maximal run of retrieved spans (see
+    ``run_bounds``)."""
+    return {doc_id: [normalise(texts[doc_id][start:end]) for start, end in bounds]
+            for doc_id, bounds in run_bounds(spans, texts).items()}
 
 
 def quote_found(evidence: Evidence, runs: Mapping[str, Sequence[str]]) -> bool:

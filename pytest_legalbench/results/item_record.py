@@ -8,11 +8,12 @@ into ``results.json``. It therefore holds only JSON types; ``ItemRecord`` is its
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.results.retrieved import ProvisionSpan, QuoteCheck
 
 #: Bumped when a field changes meaning; ``results.json`` carries it.
 RECORD_FORMAT = 1
@@ -73,6 +74,11 @@ class ItemRecord:
     mode_calls: tuple[Call, ...]
     """The mode's retrieval and answering calls."""
     judge_calls: tuple[Call, ...]
+    provisions: tuple[ProvisionSpan, ...] = ()
+    """Where each provision the answer saw lies (the mode's; inject's whole documents in an
+    inject-only run), in the mode's order. Empty in records written before it was kept."""
+    evidence: tuple[QuoteCheck, ...] = ()
+    """Each evidence quote of the question, found or missed in those provisions."""
 
     @property
     def out_of_scope(self) -> bool:
@@ -100,8 +106,8 @@ class ItemRecord:
             value = getattr(self, item.name)
             if isinstance(value, KeyFacts):
                 value = value.to_dict()
-            elif item.name.endswith("_calls"):
-                value = [call.to_dict() for call in value]
+            elif item.name.endswith("_calls") or item.name in _NESTED:
+                value = [entry.to_dict() for entry in value]
             elif isinstance(value, tuple):
                 value = list(value)
             data[item.name] = value
@@ -112,6 +118,11 @@ class ItemRecord:
         """Read a record written by ``to_dict`` (after a trip through JSON or xdist)."""
         values: dict[str, Any] = {}
         for item in fields(cls):
+            if item.name in _NESTED:
+                # Absent from records of before they were kept: the field's default, ().
+                values[item.name] = tuple(_NESTED[item.name](entry)
+                                          for entry in data.get(item.name, ()))
+                continue
             value = data[item.name]
             if item.name.startswith("keyfacts_"):
                 value = None if value is None else KeyFacts.from_dict(value)
@@ -121,3 +132,8 @@ class ItemRecord:
                 value = tuple(value)
             values[item.name] = value
         return cls(**values)
+
+
+#: Record fields holding tuples of value objects, and how each entry is read back.
+_NESTED: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+    "provisions": ProvisionSpan.from_dict, "evidence": QuoteCheck.from_dict}

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from pytest_legalbench.judging.pairing import OUTCOMES
-from pytest_legalbench.results.report_files import AUDITOR_VERDICTS
+from pytest_legalbench.results.verdicts_file import AUDITOR_VERDICTS
 from pytest_legalbench.stats.exact import Rate, rate
 
 #: The columns the reader needs; the others (question, answers, note) are for the auditor.

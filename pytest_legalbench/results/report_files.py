@@ -1,4 +1,5 @@
-"""The files a benchmark run leaves behind: results.json, report.md, verdicts.csv and cost.png.
+"""The files a benchmark run leaves behind: results.json, report.md, verdicts.csv, cost.png and
+recall_payload.png (report.html, which can also show GANDR's items, is written by the run).
 
 Every file is built from the session's ``ItemRecord`` list alone and written atomically, so a
 reader never sees half a report. Records are always taken in (question_id, mode) order, which
@@ -7,130 +8,26 @@ makes the files identical for identical runs however xdist interleaved the items
 
 from __future__ import annotations
 
-import csv
-import io
-import itertools
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from decimal import Decimal
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from pytest_legalbench.files.atomic_write import write_bytes_atomic, write_text_atomic
-from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import Cost, PriceCard, format_usd, price_calls
-from pytest_legalbench.results.item_record import RECORD_FORMAT, ItemRecord, KeyFacts
+from pytest_legalbench.results.cost_chart import COST_CHART_FILE, cumulative_costs, draw_cost_chart
+from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
+from pytest_legalbench.results.provision_table import Excerpts, ProvisionPlace
+from pytest_legalbench.results.recall_chart import RECALL_CHART_FILE, draw_recall_chart
+from pytest_legalbench.results.record_order import is_paired, ordered
+from pytest_legalbench.results.results_file import RESULTS_FILE, StoredRun, results_json
+from pytest_legalbench.results.run_header import UNKNOWN, CorpusIdentity, RunHeader
+from pytest_legalbench.results.verdict_split import audit_flag, split_verdicts
+from pytest_legalbench.results.verdicts_file import VERDICTS_FILE, verdicts_csv
 
-RESULTS_FILE = "results.json"
 REPORT_FILE = "report.md"
-VERDICTS_FILE = "verdicts.csv"
-COST_CHART_FILE = "cost.png"
-
-#: The columns of verdicts.csv; the last two are left blank for a human auditor.
-VERDICT_COLUMNS = (
-    "question_id", "mode", "question", "reference", "answer_a_forward", "answer_b_forward",
-    "verdict_forward", "verdict_reverse", "verdict", "auditor_verdict", "auditor_note",
-)
-#: What an auditor may write in ``auditor_verdict``.
-AUDITOR_VERDICTS = ("inject", "mode", "tie")
-
-#: Series names of the inject arm in ``cumulative_costs``.
-INJECT_WARM = "inject (warm cache)"
-INJECT_COLD = "inject (cold cache)"
 
 _NONE = "—"
-
-
-def _ordered(records: Iterable[ItemRecord]) -> list[ItemRecord]:
-    ordered = sorted(records, key=lambda record: (record.question_id, record.mode))
-    for before, after in itertools.pairwise(ordered):
-        if (before.question_id, before.mode) == (after.question_id, after.mode):
-            raise ValueError(f"two records for question {after.question_id!r} under mode "
-                             f"{after.mode!r}: each item must be recorded once")
-    return ordered
-
-
-def _paired(record: ItemRecord) -> bool:
-    # An inject-only run records the baseline arm alone; it has no mode arm to cost or score.
-    return record.mode_answer is not None
-
-
-# ---- costs ---------------------------------------------------------------------------------
-
-
-def _as_cache_write(call: Call) -> Call:
-    usage = call.usage
-    cold = Usage(input_tokens=usage.input_tokens,
-                 cache_creation_input_tokens=(usage.cache_creation_input_tokens
-                                              + usage.cache_read_input_tokens),
-                 cache_read_input_tokens=0, output_tokens=usage.output_tokens)
-    return Call(stage=call.stage, model=call.model, usage=cold, latency_s=call.latency_s,
-                backend=call.backend, question_id=call.question_id, valid=call.valid)
-
-
-def _running_totals(costs: Iterable[Cost]) -> list[Decimal]:
-    # Cost sums are exact (pricing's wide context); plain Decimal addition could round.
-    running = Cost()
-    totals: list[Decimal] = []
-    for cost in costs:
-        running = running + cost
-        totals.append(running.total)
-    return totals
-
-
-def cumulative_costs(records: Sequence[ItemRecord], card: PriceCard) -> dict[str, list[Decimal]]:
-    """Series name -> dollars spent after each question (id order); judge calls excluded."""
-    ordered = _ordered(records)
-    series: dict[str, list[Decimal]] = {}
-    paired = [record for record in ordered if _paired(record)]
-    for mode in sorted({record.mode for record in paired}):
-        series[mode] = _running_totals(price_calls(record.mode_calls, card)
-                                       for record in paired if record.mode == mode)
-    # Every mode paired with a question shares its one inject answer: count it once, taking
-    # the calls of the question's first record.
-    first: dict[str, ItemRecord] = {}
-    for record in ordered:
-        first.setdefault(record.question_id, record)
-    inject_calls = [record.inject_calls for record in first.values()]
-    series[INJECT_WARM] = _running_totals(price_calls(calls, card) for calls in inject_calls)
-    # Cold: the 5-minute cache expired between questions, so every read was a fresh write.
-    series[INJECT_COLD] = _running_totals(
-        price_calls(map(_as_cache_write, calls), card) for calls in inject_calls)
-    return series
-
-
-def _draw_cost_chart(series: Mapping[str, Sequence[Decimal]], card: PriceCard) -> bytes:
-    try:
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-    except ImportError as error:
-        raise RuntimeError(f"{COST_CHART_FILE} needs matplotlib (pip install "
-                           f"'matplotlib>=3.8'): {error}") from None
-    figure = Figure(figsize=(8, 5), dpi=100)
-    axes = figure.add_subplot()
-    styles = {INJECT_WARM: "--", INJECT_COLD: ":"}
-    for name, totals in series.items():
-        if totals:
-            axes.plot(range(1, len(totals) + 1), [float(total) for total in totals],
-                      styles.get(name, "-"), marker="o", markersize=3, label=name)
-    if not any(series.values()):
-        axes.text(0.5, 0.5, "no questions answered", ha="center", transform=axes.transAxes)
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlabel("questions answered (in question id order)")
-    axes.set_ylabel("cumulative cost (USD)")
-    axes.set_title(f"Cumulative cost per arm, price card {card.label}")
-    figure.text(0.5, 0.01, "Judge calls are excluded: they are the benchmark's cost, "
-                "not an arm's.", ha="center", fontsize=8)
-    if any(series.values()):
-        axes.legend(fontsize=8)
-    axes.grid(True, alpha=0.3)
-    figure.subplots_adjust(bottom=0.15)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
-
-
-# ---- report.md -----------------------------------------------------------------------------
 
 
 def _cell(text: str) -> str:
@@ -148,9 +45,9 @@ def _keyfacts_cell(facts: KeyFacts | None, *, control: bool) -> str:
 
 
 def _mode_table(records: Sequence[ItemRecord], card: PriceCard) -> list[str]:
-    lines = [("| question | kind | verdict | key facts (inject) | key facts (mode) "
+    lines = [("| question | kind | verdict | key facts (inject) | key facts (mode) | audit "
               "| evidence recall | payload tokens | mode cost | inject cost |"),
-             "|---|---|---|---|---|---:|---:|---:|---:|"]
+             "|---|---|---|---|---|---|---:|---:|---:|---:|"]
     mode_total = inject_total = Cost()
     for record in records:
         mode_cost = price_calls(record.mode_calls, card)
@@ -162,11 +59,12 @@ def _mode_table(records: Sequence[ItemRecord], card: PriceCard) -> list[str]:
         cells = (record.question_id, record.kind, record.verdict or _NONE,
                  _keyfacts_cell(record.keyfacts_inject, control=control),
                  _keyfacts_cell(record.keyfacts_mode, control=control),
+                 audit_flag(record) or _NONE,
                  _NONE if recall is None else f"{recall:.0%}", f"{record.payload_tokens:,}",
-                 format_usd(mode_cost.total) if _paired(record) else _NONE,
+                 format_usd(mode_cost.total) if is_paired(record) else _NONE,
                  format_usd(inject_cost.total))
         lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
-    lines.append(f"| **total** | | | | | | | {format_usd(mode_total.total)} "
+    lines.append(f"| **total** | | | | | | | | {format_usd(mode_total.total)} "
                  f"| {format_usd(inject_total.total)} |")
     return lines
 
@@ -208,10 +106,13 @@ def _report_markdown(records: Sequence[ItemRecord], summary: Mapping[str, object
     lines = [f"# legalbench report: backend `{backend}`, models {named}", "",
              f"Costs at price card {card.label}; judge calls are not counted in either arm.",
              ("Key facts: required facts found / required; a control question should be "
-              "declined.")]
+              "declined. Audit: a tie whose answers differ on key facts, or a win of an "
+              "answer failing them.")]
     for mode in sorted({record.mode for record in records}):
         lines += ["", f"## {mode}", ""]
-        lines += _mode_table([record for record in records if record.mode == mode], card)
+        chosen = [record for record in records if record.mode == mode]
+        lines += _mode_table(chosen, card)
+        lines += _split_table(chosen, mode)
     if not records:
         lines += ["", "No items were recorded."]
     lines += ["", "## Summary", ""]
@@ -219,34 +120,27 @@ def _report_markdown(records: Sequence[ItemRecord], summary: Mapping[str, object
     return "\n".join(lines) + "\n"
 
 
-# ---- results.json and verdicts.csv ---------------------------------------------------------
-
-
-def _results_json(records: Sequence[ItemRecord], summary: Mapping[str, object], backend: str,
-                  models: Mapping[str, str]) -> str:
-    data = {"format_version": RECORD_FORMAT, "backend": backend, "models": dict(models),
-            "records": [record.to_dict() for record in records], "summary": summary}
-    try:
-        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{RESULTS_FILE}: the summary or a record is not plain JSON data: "
-                         f"{error}") from None
-    return text + "\n"
-
-
-def _verdicts_csv(records: Sequence[ItemRecord]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(VERDICT_COLUMNS)
-    for record in records:
-        if record.verdict is None:
+def _split_table(records: Sequence[ItemRecord], mode: str) -> list[str]:
+    """The tie split of one mode's judged items: a table per question group."""
+    lines: list[str] = []
+    for label, group in (("document-bound", [r for r in records if not r.out_of_scope]),
+                         ("out-of-scope", [r for r in records if r.out_of_scope])):
+        split = split_verdicts(group)
+        if not split.scored:
             continue
-        # An unreadable raw verdict has no text; the combined verdict says "unscored".
-        writer.writerow((record.question_id, record.mode, record.question,
-                         record.reference or "", record.inject_answer, record.mode_answer or "",
-                         record.raw_forward or "", record.raw_reverse or "", record.verdict,
-                         "", ""))
-    return buffer.getvalue()
+        lines += ["", (f"Verdicts by key facts ({label}; rates over {split.scored} scored "
+                      "items):"), "",
+                  ("| verdict | both pass | both fail | key facts differ | won by a failing "
+                  "answer |"), "|---|---|---|---|---|"]
+        for outcome, name in (("tie", "ties"), ("inject", "inject wins"),
+                              ("mode", f"{mode} wins")):
+            cells = split.cells(outcome)
+            failing = split.failing_winners(outcome)
+            row = (name, split.rate(cells.both_pass).text(), split.rate(cells.both_fail).text(),
+                   split.rate(cells.differ).text(),
+                   _NONE if failing is None else split.rate(failing).text())
+            lines.append("| " + " | ".join(row) + " |")
+    return lines
 
 
 class Serialisable(Protocol):
@@ -257,16 +151,37 @@ class Serialisable(Protocol):
         ...
 
 
+def minimal_header(backend: str, models: Mapping[str, str], card: PriceCard,
+                   records: Sequence[ItemRecord]) -> RunHeader:
+    """A header from what every caller knows, the rest ``unknown``."""
+    from pytest_legalbench import __version__
+    from pytest_legalbench.results.run_header import report_date, sorted_modes
+
+    return RunHeader(backend=backend, models=dict(models), price_card=card.label,
+                     corpus=CorpusIdentity(UNKNOWN, 0, UNKNOWN),
+                     modes=sorted_modes(r.mode for r in records), judge=UNKNOWN,
+                     questions=UNKNOWN, date=report_date(), package_version=__version__)
+
+
 def write_report(folder: Path, *, records: Sequence[ItemRecord], summary: Serialisable,
-                 backend: str, models: Mapping[str, str], card: PriceCard) -> list[Path]:
-    """Write results.json, report.md, verdicts.csv and cost.png into ``folder``; return them."""
-    ordered = _ordered(records)
+                 backend: str, models: Mapping[str, str], card: PriceCard,
+                 header: RunHeader | None = None,
+                 provisions: tuple[Mapping[str, ProvisionPlace], Excerpts] | None = None,
+                 ) -> list[Path]:
+    """Write results.json, report.md, verdicts.csv, cost.png and recall_payload.png into
+    ``folder``; return their paths in that order."""
+    found = ordered(records)
     plain = summary.to_dict()
+    places, excerpts = provisions or ({}, Excerpts({}))
+    run = StoredRun(header=header or minimal_header(backend, models, card, found),
+                    records=tuple(found), summary=plain, provisions=dict(places),
+                    excerpts=excerpts)
     paths = [folder / name for name in (RESULTS_FILE, REPORT_FILE, VERDICTS_FILE,
-                                        COST_CHART_FILE)]
+                                        COST_CHART_FILE, RECALL_CHART_FILE)]
     # results.json first: it holds everything, so it survives a failure in a later file.
-    write_text_atomic(paths[0], _results_json(ordered, plain, backend, models))
-    write_text_atomic(paths[1], _report_markdown(ordered, plain, backend, models, card))
-    write_text_atomic(paths[2], _verdicts_csv(ordered))
-    write_bytes_atomic(paths[3], _draw_cost_chart(cumulative_costs(ordered, card), card))
+    write_text_atomic(paths[0], results_json(run))
+    write_text_atomic(paths[1], _report_markdown(found, plain, backend, models, card))
+    write_text_atomic(paths[2], verdicts_csv(found))
+    write_bytes_atomic(paths[3], draw_cost_chart(cumulative_costs(found, card), card))
+    write_bytes_atomic(paths[4], draw_recall_chart(found))
     return paths

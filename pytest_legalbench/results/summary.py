@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from statistics import fmean
 
-from pytest_legalbench.judging.pairing import RATE_PLACES, Tally, tally
-from pytest_legalbench.llm.ledger import Call, sum_usage
+from pytest_legalbench.judging.pairing import Tally, tally
+from pytest_legalbench.llm.ledger import USAGE_FIELDS, Call, sum_usage
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
 from pytest_legalbench.modes.names import NAVAGENT
 from pytest_legalbench.results.crossover import (
@@ -25,30 +25,8 @@ from pytest_legalbench.results.crossover import (
     navindex_verdict,
 )
 from pytest_legalbench.results.item_record import ItemRecord
-from pytest_legalbench.stats.exact import rate
-
-
-@dataclass(frozen=True)
-class ReportedRate:
-    """A rate as reported: ``k`` of ``n``, its share and exact 95% interval, rounded."""
-
-    k: int
-    n: int
-    share: float
-    low: float
-    high: float
-
-    @classmethod
-    def of(cls, k: int, n: int) -> ReportedRate:
-        """``k`` of ``n`` with its Clopper-Pearson interval, rounded to the report's places."""
-        found = rate(k, n)
-        return cls(k, n, round(found.share, RATE_PLACES), round(found.interval.low, RATE_PLACES),
-                   round(found.interval.high, RATE_PLACES))
-
-    def to_dict(self) -> dict[str, object]:
-        """The rate as plain builtins."""
-        return {"k": self.k, "n": self.n, "share": self.share, "low": self.low,
-                "high": self.high}
+from pytest_legalbench.results.reported_rate import ReportedRate
+from pytest_legalbench.results.verdict_split import VerdictSplit, split_verdicts
 
 
 @dataclass(frozen=True)
@@ -116,6 +94,10 @@ class ModeSummary:
     """Verdicts on document-bound questions; None when nothing was judged."""
     controls: Tally | None
     """Verdicts on out-of-scope controls; None when nothing was judged."""
+    document_bound_split: VerdictSplit | None
+    """The document-bound ties and wins split by key facts; None when nothing was judged."""
+    controls_split: VerdictSplit | None
+    """The controls' ties and wins split by key facts; None when nothing was judged."""
     judges: tuple[str, ...]
     """The protocols that judged the items."""
     keyfacts: KeyFactRates
@@ -133,6 +115,9 @@ class ModeSummary:
         if self.document_bound is not None and self.controls is not None:
             found["document_bound"] = self.document_bound.to_dict()
             found["controls"] = self.controls.to_dict()
+        if self.document_bound_split is not None and self.controls_split is not None:
+            found["document_bound_split"] = self.document_bound_split.to_dict()
+            found["controls_split"] = self.controls_split.to_dict()
             found["judges"] = list(self.judges)
         found["keyfacts"] = self.keyfacts.to_dict()
         found["evidence_recall"] = self.evidence_recall
@@ -154,6 +139,9 @@ class Summary:
     price_card: str
     modes: tuple[ModeSummary, ...]
     """In mode-name order."""
+    unreported: tuple[str, ...] = ()
+    """Usage fields some server left out of its responses (``Call.unreported``): their
+    zeros were not measured, and the summary says so instead of showing them as counts."""
 
     def mode(self, name: str) -> ModeSummary:
         """The summary of the mode called ``name``; KeyError when it did not run."""
@@ -164,9 +152,12 @@ class Summary:
 
     def to_dict(self) -> dict[str, object]:
         """The summary as plain builtins (the form results.json and report.md hold)."""
-        return {"backend": self.backend, "models": dict(self.models),
-                "price_card": self.price_card,
-                "modes": {found.mode: found.to_dict() for found in self.modes}}
+        found: dict[str, object] = {
+            "backend": self.backend, "models": dict(self.models), "price_card": self.price_card,
+            "modes": {entry.mode: entry.to_dict() for entry in self.modes}}
+        if self.unreported:
+            found["usage_not_reported"] = list(self.unreported)
+        return found
 
 
 def _footprint(calls: Iterable[Call], answering_only: bool = False) -> int:
@@ -221,6 +212,8 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
         mode=mode, items=len(records),
         document_bound=tally(r.verdict for r in bound if r.verdict) if judged else None,
         controls=tally(r.verdict for r in controls if r.verdict) if judged else None,
+        document_bound_split=split_verdicts(bound) if judged else None,
+        controls_split=split_verdicts(controls) if judged else None,
         judges=tuple(sorted({r.judge for r in judged})), keyfacts=keyfacts,
         evidence_recall=round(fmean(recalls), 4) if recalls else None,
         footprint=Footprint(
@@ -241,5 +234,14 @@ def summarise(records: Iterable[ItemRecord], card: PriceCard, *, backend: str,
     by_mode: dict[str, list[ItemRecord]] = {}
     for record in sorted(records, key=lambda r: (r.mode, r.question_id)):
         by_mode.setdefault(record.mode, []).append(record)
+    calls = [c for found in by_mode.values() for r in found
+             for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)]
     return Summary(backend=backend, models=dict(models), price_card=card.label,
-                   modes=tuple(summarise_mode(found, card) for found in by_mode.values()))
+                   modes=tuple(summarise_mode(found, card) for found in by_mode.values()),
+                   unreported=unreported_usage(calls))
+
+
+def unreported_usage(calls: Iterable[Call]) -> tuple[str, ...]:
+    """The usage fields any of ``calls`` came without, in ``USAGE_FIELDS`` order."""
+    missing = {name for call in calls for name in call.unreported}
+    return tuple(name for name in USAGE_FIELDS if name in missing)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from pytest_legalbench.judging.pairing import Tally
 from pytest_legalbench.llm.pricing import format_usd
-from pytest_legalbench.results.summary import ModeSummary, ReportedRate, Summary
+from pytest_legalbench.results.reported_rate import ReportedRate
+from pytest_legalbench.results.summary import ModeSummary, Summary
+from pytest_legalbench.results.verdict_split import VerdictSplit
 
 
 def rate_text(found: ReportedRate) -> str:
     """``k/n share% [low, high]`` with percentages to one decimal."""
-    return (f"{found.k}/{found.n} {100 * found.share:.1f}% "
-            f"[{100 * found.low:.1f}, {100 * found.high:.1f}]")
+    return found.text()
 
 
 def summary_lines(summary: Summary) -> list[str]:
@@ -20,9 +22,23 @@ def summary_lines(summary: Summary) -> list[str]:
     models = ", ".join(f"{role} {name}" for role, name in summary.models.items())
     lines = [(f"backend {summary.backend} ({models}); price card {summary.price_card}; "
               f"rates with exact 95% Clopper-Pearson intervals")]
+    lines.extend(cache_accounting_lines(summary.unreported))
     for entry in summary.modes:
         lines.append("")
         lines.extend(mode_lines(entry))
+    return lines
+
+
+def cache_accounting_lines(unreported: Sequence[str]) -> list[str]:
+    """What the cache counts mean when a server left some out: never zeros shown as
+    measured."""
+    lines = []
+    if "cache_creation_input_tokens" in unreported:
+        lines.append("cache writes: not reported by this server (no cache write is counted or "
+                     "priced; the input it did not read from a cache counts as uncached input)")
+    if "cache_read_input_tokens" in unreported:
+        lines.append("cache reads: not reported by this server (all its input counts and is "
+                     "priced as uncached)")
     return lines
 
 
@@ -30,11 +46,14 @@ def mode_lines(entry: ModeSummary) -> list[str]:
     """One mode's block: verdicts, key facts, recall, footprint, cost and crossover."""
     mode = entry.mode
     lines = [f"{mode}: {entry.items} items"]
-    for label, counts in (("document-bound", entry.document_bound),
-                          ("out-of-scope", entry.controls)):
+    for label, counts, split in (("document-bound", entry.document_bound,
+                                  entry.document_bound_split),
+                                 ("out-of-scope", entry.controls, entry.controls_split)):
         if counts is None or not counts.items:
             continue
         lines.append(_verdict_line(label, mode, counts))
+        if split is not None:
+            lines.extend(split_lines(split, mode))
         p_value = counts.forced_test()
         if p_value is not None and "forced" in entry.judges:
             lines.append(f"  exact binomial test ({mode} vs inject wins, splits left out): "
@@ -69,6 +88,29 @@ def _verdict_line(label: str, mode: str, counts: Tally) -> str:
             f"{rate_text(ReportedRate.of(counts.inject, scored))}; {mode} wins "
             f"{rate_text(ReportedRate.of(counts.mode, scored))}; unscored {counts.unscored}"
             + (f"; split {counts.split}" if counts.split else ""))
+
+
+def split_lines(split: VerdictSplit, mode: str) -> list[str]:
+    """The ties and wins of one verdict line split by key facts, one line per verdict."""
+    if not split.scored:
+        return []
+    lines = []
+    for outcome, label in (("tie", "ties"), ("inject", "inject wins"), ("mode", f"{mode} wins")):
+        cells = split.cells(outcome)
+        if not cells.items:
+            lines.append(f"    {label} by key facts: none")
+            continue
+        parts = [f"both pass {rate_text(split.rate(cells.both_pass))}",
+                 f"both fail {rate_text(split.rate(cells.both_fail))}",
+                 f"differ {rate_text(split.rate(cells.differ))}"]
+        failing = split.failing_winners(outcome)
+        if failing is None:
+            note = " (the judge and the key facts disagree: audit)" if cells.differ else ""
+        else:
+            parts.append(f"won by a failing answer {rate_text(split.rate(failing))}")
+            note = " (flagged: audit)" if failing else ""
+        lines.append(f"    {label} by key facts: " + "; ".join(parts) + note)
+    return lines
 
 
 def _times(value: float | None) -> str:

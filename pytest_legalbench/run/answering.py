@@ -35,7 +35,7 @@ def answer(retrieval: Retrieval, question: str, client: ModelClient, model: str,
                              "its documents are sent whole, with their titles")
         return answer_with_inject(client, inject_context, question, model=model,
                                   question_id=question_id, max_tokens=max_tokens)
-    block = provisions_block((p.doc_id, p.node_id, p.clause, p.text)
+    block = provisions_block((p.doc_id, p.node_id, p.clause, p.path, p.text)
                              for p in retrieval.provisions)
     return client.complete(
         stage=answer_stage(retrieval.mode), model=model, question_id=question_id,

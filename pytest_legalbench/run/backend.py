@@ -1,5 +1,6 @@
 """The backend a run's model calls go to, opened for the run: the reference backend is served
-on loopback for exactly as long as it is needed."""
+on loopback for exactly as long as it is needed; any other server is identified once
+(``llm.server_identity``), so the client applies that kind's capability rules."""
 
 from __future__ import annotations
 
@@ -11,10 +12,15 @@ from pytest_legalbench.llm.backend import ClientConfig
 
 
 @contextlib.contextmanager
-def open_backend(config: ClientConfig, context_window: int) -> Iterator[ClientConfig]:
-    """Yield a client configuration; for the reference backend, serve it for the duration."""
+def open_backend(config: ClientConfig, context_window: int,
+                 server_kind: str | None = None) -> Iterator[ClientConfig]:
+    """Yield a client configuration; for the reference backend, serve it for the duration;
+    for a live one, with the server it names identified (``server_kind`` or by asking)."""
     if config.backend != "reference":
-        yield config
+        from pytest_legalbench.llm.server_identity import resolve_identity
+
+        identity = resolve_identity(config.base_url, server_kind, api_key=config.api_key)
+        yield dataclasses.replace(config, server=identity)
         return
     from pytest_legalbench.reference_backend import ReferenceBackend
 

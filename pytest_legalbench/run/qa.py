@@ -25,6 +25,7 @@ from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavail
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evaluation import Scorer
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
+from pytest_legalbench.results.retrieved import provision_spans
 from pytest_legalbench.run.items import Case
 
 INJECT = "inject"
@@ -155,6 +156,7 @@ class QaRunner:
             keyfacts_inject=inject_keys,
             keyfacts_mode=paired.keys if paired is not None else None,
             evidence_recall=scored.recall, node_ids=scored.node_ids,
+            provisions=provision_spans(retrieval.provisions), evidence=scored.quotes,
             payload_tokens=retrieval.payload_tokens, scan_tokens=retrieval.scan_tokens,
             inject_calls=inject.calls,
             mode_calls=paired.answer.calls if paired is not None else (),

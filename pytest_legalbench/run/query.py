@@ -33,7 +33,8 @@ class QuerySession:
 def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex], *,
                   mode: str, backend: str | None, base_url: str | None,
                   settings: ModeSettings, cache_dir: os.PathLike[str] | None = None,
-                  progress: Callable[[str], None] | None = None) -> Iterator[QuerySession]:
+                  progress: Callable[[str], None] | None = None,
+                  server_kind: str | None = None) -> Iterator[QuerySession]:
     """Open the backend and client, and build ``mode`` once for every question of a run."""
     config = resolve_backend(backend, os.environ)
     if base_url:
@@ -41,10 +42,10 @@ def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex
     corpus = Corpus(tuple(documents), tuple(indexes),
                     None if cache_dir is None else Path(cache_dir), progress)
     ledger = Ledger()
-    with open_backend(config, settings.context_window) as live, \
+    with open_backend(config, settings.context_window, server_kind) as live, \
             ModelClient(live, ledger) as client:
         yield QuerySession(build_mode(parse_mode(mode), corpus, settings, client), client,
-                           ledger, config)
+                           ledger, live)
 
 
 def ask(session: QuerySession, question: str, model: str) -> tuple[Retrieval, Completion]:

@@ -1,16 +1,27 @@
 """The end of a benchmark session: every product's records summarised, printed, and written
-to the report folder when one was asked for. One path for every product: the records arrive
-as envelopes (``run.protocol``) and each product's finisher takes its own."""
+to the report folder when one was asked for (report.html last, over every product). One path
+for every product: the records arrive as envelopes (``run.protocol``) and each product's
+finisher takes its own."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_legalbench import __version__
 from pytest_legalbench.llm.pricing import PriceCard
 from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.results.results_file import StoredRun, read_run
+from pytest_legalbench.results.run_header import (
+    UNKNOWN,
+    CorpusIdentity,
+    RunHeader,
+    corpus_identity,
+    report_date,
+    sorted_modes,
+)
 from pytest_legalbench.run.protocol import unwrap
 
 
@@ -23,11 +34,27 @@ class SessionEnd:
     """The Messages-API server given by URL, if any (it decides what the sampling note says)."""
     answer_model: str = ""
     """The configured answering model, named when no answering call was made."""
+    profile: str = ""
+    """The corpus profile (the report reads its documents for the provision texts)."""
+    corpus_dir: Path | None = None
+    cache_dir: Path | None = None
+    questions_dir: Path | None = None
+    """None: the profile's packaged question set."""
+    judge: str = ""
+    """The judging protocol asked for."""
+
+
+@dataclass
+class _Parts:
+    """What each product's finisher leaves for report.html."""
+
+    qa: StoredRun | None = None
+    gandr: list[Any] = field(default_factory=list)
 
 
 def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
     """The summary lines of a session's records, product by product (and the report files,
-    if a folder was asked for)."""
+    report.html last, if a folder was asked for)."""
     from pytest_legalbench.llm.pricing import load_price_card
 
     by_product: dict[str, list[Mapping[str, Any]]] = {}
@@ -41,14 +68,24 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
         raise ValueError(f"records of unknown products: {', '.join(unknown)}")
     card = load_price_card()
     lines: list[str] = []
+    parts = _Parts()
     for product, finish in _FINISHERS.items():
         if by_product.get(product):
-            lines += finish(by_product[product], end, card)
+            lines += finish(by_product[product], end, card, parts)
+    if end.report_dir is not None and (parts.qa is not None or parts.gandr):
+        from pytest_legalbench.run.html_report import write_html_report
+
+        page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
+        lines.append(f"report: {page} (one page, open it in a browser)")
     return lines
 
 
+_REFERENCE_NOTE = ("(reference backend: a deterministic extractive answerer and key-fact "
+                   "judge, not a language model; run with ANTHROPIC_API_KEY for Claude)")
+
+
 def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
-                     card: PriceCard) -> list[str]:
+              card: PriceCard, parts: _Parts) -> list[str]:
     from pytest_legalbench.results.summary import summarise
     from pytest_legalbench.results.summary_lines import summary_lines
 
@@ -57,47 +94,102 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     models = _models(records, end.answer_model)
     summary = summarise(records, card, backend=backend, models=models)
     lines = ["", "legalbench summary", *summary_lines(summary)]
+    lines.extend(_server_lines({c.server for r in records
+                                for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)
+                                if c.server}))
     if backend == "reference":
-        lines.append("(reference backend: a deterministic extractive answerer and key-fact "
-                     "judge, not a language model; run with ANTHROPIC_API_KEY for Claude)")
+        lines.append(_REFERENCE_NOTE)
     if end.report_dir is not None:
+        from pytest_legalbench.results.provision_table import provision_table
         from pytest_legalbench.results.report_files import write_report
 
+        texts, corpus = _corpus(end)
+        header = RunHeader(
+            backend=backend, models=models, price_card=card.label, corpus=corpus,
+            modes=sorted_modes(r.mode for r in records), judge=end.judge or UNKNOWN,
+            questions=str(end.questions_dir) if end.questions_dir else "packaged",
+            date=report_date(), package_version=__version__,
+            notes=(_REFERENCE_NOTE.strip("()"),) if backend == "reference" else ())
+        provisions = provision_table(records, texts)
         written = write_report(end.report_dir, records=records, summary=summary,
-                               backend=backend, models=models, card=card)
+                               backend=backend, models=models, card=card, header=header,
+                               provisions=provisions)
         lines.append(f"report: {', '.join(str(p) for p in written)}")
+        parts.qa = read_run(written[0])
     return lines
 
 
+def _corpus(end: SessionEnd) -> tuple[dict[str, str], CorpusIdentity]:
+    """The profile's document texts and identity; none when they cannot be read (the report
+    then names the provisions without their texts)."""
+    from pytest_legalbench.ingest.document import CorpusError
+    from pytest_legalbench.ingest.selection import Selection, load_documents
+
+    if not end.profile:
+        return {}, CorpusIdentity(UNKNOWN, 0, UNKNOWN)
+    try:
+        documents = load_documents(Selection(profile=end.profile), corpus_dir=end.corpus_dir,
+                                   cache_dir=end.cache_dir or Path("."))
+    except CorpusError as error:
+        return {}, CorpusIdentity(end.profile or UNKNOWN, 0, f"{UNKNOWN} ({error})")
+    texts = {d.doc_id: d.text for d in documents}
+    return texts, corpus_identity(end.profile, texts)
+
+
 def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
-                 card: PriceCard) -> list[str]:
+                 card: PriceCard, parts: _Parts) -> list[str]:
     from pytest_legalbench.gandr.record import GandrRecord, all_calls
     from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
+    from pytest_legalbench.results.summary import unreported_usage
+    from pytest_legalbench.results.summary_lines import cache_accounting_lines
 
     records = sorted((GandrRecord.from_dict(raw) for raw in raw_records),
                      key=lambda r: (r.system, r.question_id))
     summary = summarise_gandr(records, card)
-    backends = sorted({c.backend for c in all_calls(records)})
+    calls = all_calls(records)
+    backends = sorted({c.backend for c in calls})
     lines = ["", "legalbench GANDR summary", *gandr_lines(summary)]
+    if any(b != "reference" for b in backends):
+        lines.append(f"backend {' + '.join(backends)}")
+    lines.extend(cache_accounting_lines(unreported_usage(calls)))
     if "reference" in backends:
         lines.append("(reference backend: every role (drafter, audit, rubric, critic, judges) "
                      "is played by deterministic rules, not a language model; seeds vary its "
                      "choices)")
-    if "anthropic" in backends:
-        from pytest_legalbench.llm.backend import takes_sampling
-
-        lines.append(
-            "(temperatures and seeds were sent in the request body to "
-            f"{end.base_url})" if takes_sampling("anthropic", end.base_url) else
-            "(Claude's API takes no temperature and has no seed: neither was sent, so the "
-            "repeats differ only by the model's own sampling)")
+    if any(b != "reference" for b in backends):
+        lines.append(_sampling_note(end.base_url, {c.server for c in calls if c.server}))
     if end.report_dir is not None:
         from pytest_legalbench.gandr.report import write_gandr_report
 
         written = write_gandr_report(end.report_dir, records, summary,
                                      backend="+".join(backends) or "none")
         lines.append(f"GANDR report: {written[0]} and {len(written) - 1} trace files")
+        parts.gandr = list(records)
     return lines
+
+
+def _server_lines(servers: set[str]) -> list[str]:
+    """Which kind of third-party server answered, and the capability rules applied to it."""
+    from pytest_legalbench.llm.server_capabilities import capabilities, rules_text
+
+    return [f"(server: {capabilities(kind).name}; capability rules: "
+            f"{rules_text(capabilities(kind))})" for kind in sorted(servers)]
+
+
+def _sampling_note(base_url: str | None, servers: set[str]) -> str:
+    """What was sent of the GANDR systems' temperatures and seeds, and to whom."""
+    from pytest_legalbench.llm.backend import takes_sampling
+    from pytest_legalbench.llm.server_capabilities import capabilities
+
+    if not takes_sampling("anthropic", base_url):
+        return ("(Claude's API takes no temperature and has no seed: neither was sent, so the "
+                "repeats differ only by the model's own sampling)")
+    seedless = sorted(capabilities(s).name for s in servers if not capabilities(s).takes_seed)
+    if seedless:
+        return (f"(temperatures were sent in the request body to {base_url}; seeds were not: "
+                f"the {', '.join(seedless)} reads none from /v1/messages, so its own --seed "
+                f"applies to every call)")
+    return f"(temperatures and seeds were sent in the request body to {base_url})"
 
 
 def _backend(records: Sequence[ItemRecord]) -> str:
@@ -116,5 +208,5 @@ def _models(records: Sequence[ItemRecord], answer_model: str) -> dict[str, str]:
             "judge": ", ".join(sorted(judging)) or "none (key facts only)"}
 
 
-_FINISHERS: dict[str, Callable[[Sequence[Mapping[str, Any]], SessionEnd, PriceCard],
+_FINISHERS: dict[str, Callable[[Sequence[Mapping[str, Any]], SessionEnd, PriceCard, _Parts],
                                list[str]]] = {"qa": _qa_lines, "gandr": _gandr_lines}

@@ -4,11 +4,18 @@ A model is read-only once loaded and weighs hundreds of megabytes, so each folde
 once per process and shared by every mode and thread that asks for it (the lock makes a
 second thread wait for the first load instead of repeating it). Loads are local-only: a
 folder that is not a complete model fails with its path, it never turns into a hub download.
-Nothing here touches the process environment.
+
+One environment default is set before torch first loads, unless the user set it:
+``OMP_WAIT_POLICY=PASSIVE``. With OpenMP's default, torch's idle threads spin after each
+operation and starve the tokenizer on a small machine; measured on 2 cores, one question's
+embedding took 480 ms spinning and 22 ms passive, and bulk embedding 20 s against 14 s
+(``perf/output/retrieval_speed.json`` has the per-question figures).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +43,8 @@ def load_model(kind: Kind, folder: Path) -> Any:
     key = (kind, folder)
     with _LOADED.lock:
         if key not in _LOADED.models:
+            if "torch" not in sys.modules:  # OpenMP reads it once, when torch loads
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             # Imported here: torch and transformers load only when a model is needed.
             from sentence_transformers import CrossEncoder, SentenceTransformer
 

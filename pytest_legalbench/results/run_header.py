@@ -1,0 +1,102 @@
+"""Who and what produced a run: backend, models, price card, corpus, modes, date, version.
+
+It heads results.json and report.html, and ``legalbench compare`` reads it to warn before
+comparing runs of different backends or corpora. Files written before the header existed
+read back with ``unknown`` in its place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+#: What a field of a header read from an older file holds.
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class CorpusIdentity:
+    """The corpus a run read, by profile and by content."""
+
+    profile: str
+    documents: int
+    digest: str
+    """sha256 over every document's id and text digest, in id order: equal digests mean the
+    same texts."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The identity as plain builtins."""
+        return {"profile": self.profile, "documents": self.documents, "digest": self.digest}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CorpusIdentity:
+        """Read an identity written by ``to_dict``."""
+        return cls(str(data.get("profile", UNKNOWN)), int(data.get("documents", 0)),
+                   str(data.get("digest", UNKNOWN)))
+
+
+def corpus_identity(profile: str, texts: Mapping[str, str]) -> CorpusIdentity:
+    """The identity of a corpus given as doc id -> text."""
+    digest = hashlib.sha256()
+    for doc_id in sorted(texts):
+        digest.update(doc_id.encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(texts[doc_id].encode("utf-8")).digest())
+    return CorpusIdentity(profile, len(texts), digest.hexdigest())
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """The facts a report opens with."""
+
+    backend: str
+    models: Mapping[str, str]
+    """Role (``answer``, ``judge``) to the model names that played it."""
+    price_card: str
+    corpus: CorpusIdentity
+    modes: tuple[str, ...]
+    judge: str
+    """The judging protocol asked for."""
+    questions: str
+    """Where the questions came from: ``packaged`` or the question folder."""
+    date: str
+    """When the report was written, ISO 8601 in UTC."""
+    package_version: str
+    notes: tuple[str, ...] = field(default=())
+    """Caveats a reader needs (the reference backend is not a language model, ...)."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The header as plain builtins."""
+        return {"backend": self.backend, "models": dict(self.models),
+                "price_card": self.price_card, "corpus": self.corpus.to_dict(),
+                "modes": list(self.modes), "judge": self.judge, "questions": self.questions,
+                "date": self.date, "package_version": self.package_version,
+                "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunHeader:
+        """Read a header written by ``to_dict``; missing fields read as ``unknown``."""
+        return cls(str(data.get("backend", UNKNOWN)),
+                   {str(k): str(v) for k, v in dict(data.get("models", {})).items()},
+                   str(data.get("price_card", UNKNOWN)),
+                   CorpusIdentity.from_dict(data.get("corpus", {})),
+                   tuple(str(m) for m in data.get("modes", ())), str(data.get("judge", UNKNOWN)),
+                   str(data.get("questions", UNKNOWN)), str(data.get("date", UNKNOWN)),
+                   str(data.get("package_version", UNKNOWN)),
+                   tuple(str(n) for n in data.get("notes", ())))
+
+
+def report_date(environ: Mapping[str, str] = os.environ) -> str:
+    """Now in UTC, to the second; ``$SOURCE_DATE_EPOCH`` pins it, for reproducible reports."""
+    pinned = environ.get("SOURCE_DATE_EPOCH", "").strip()
+    moment = (datetime.fromtimestamp(int(pinned), UTC) if pinned.isdigit()
+              else datetime.now(UTC))
+    return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def sorted_modes(modes: Iterable[str]) -> tuple[str, ...]:
+    """Modes without repeats, in name order (as the summary lists them)."""
+    return tuple(sorted(set(modes)))
