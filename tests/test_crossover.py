@@ -84,6 +84,8 @@ def test_verdict_explains_the_numbers_and_the_ttl_caveat() -> None:
     assert verdict.cheaper == "navembed+xref"
     assert "10 x payload 4,821 = 48,210 tokens" in verdict.explanation
     assert "corpus 162,004 tokens is above it" in verdict.explanation
+    # Each dollar figure is named by its arm, so the cheaper one can be read off.
+    assert "(navembed+xref $0.0145 vs inject $0.0486 context input" in verdict.explanation
     assert "5-minute" in verdict.explanation and "\n" not in verdict.explanation
     small = navindex_verdict(30_000, 12_000, 3_000, DEFAULT)
     assert small.cheaper == "inject"

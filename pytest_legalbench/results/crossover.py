@@ -148,8 +148,8 @@ def _verdict(mode: str, corpus: Fraction, break_even: Fraction | None, formula: 
                  f"corpus {_tokens(corpus)} tokens is {side} it")
     outcome = "the two cost the same" if cheaper == TIE else f"{cheaper} is cheaper"
     explanation = (f"{mode} vs inject at warm steady state: {where}, so {outcome} "
-                   f"(${float(mode_cost):.4f} vs ${float(inject_cost):.4f} context input per "
-                   f"question); caveat: {TTL_CAVEAT}.")
+                   f"({mode} ${float(mode_cost):.4f} vs inject ${float(inject_cost):.4f} context "
+                   f"input per question); caveat: {TTL_CAVEAT}.")
     return CrossoverVerdict(mode, corpus, break_even, inject_cost, mode_cost, cheaper, explanation)
 
 
