@@ -77,7 +77,7 @@ class EmbedMode(NodeRanking):
 
     def order(self, question: str, route: Route) -> tuple[list[int], list[str]]:
         """Cosine ranking of the searched documents' units, weighted by the route."""
-        searched = self.searched(route, self.by_words(question)
+        searched = self.searched(route, self.by_words(question, route)
                                  if not route.routed else [])
         return self.fuse([self.by_cosine(question, searched)], route), []
 
@@ -89,7 +89,7 @@ class HybridMode(NodeRanking):
 
     def order(self, question: str, route: Route) -> tuple[list[int], list[str]]:
         """Cosine and BM25 rankings fused, weighted by the route."""
-        words = self.by_words(question)
+        words = self.by_words(question, route)
         cosine = self.by_cosine(question, self.searched(route, words))
         return self.fuse([cosine, words], route), []
 
@@ -106,7 +106,7 @@ class RerankMode(NodeRanking):
 
     def order(self, question: str, route: Route) -> tuple[list[int], list[str]]:
         """The cosine pool re-ordered by the cross-encoder."""
-        searched = self.searched(route, self.by_words(question) if not route.routed else [])
+        searched = self.searched(route, self.by_words(question, route) if not route.routed else [])
         pool = self.fuse([self.by_cosine(question, searched)], route)[:self.settings.rerank_pool]
         texts = [self.context.text(self.nodes[i]) for i in pool]
         scores = self.reranker.scores(question, texts)

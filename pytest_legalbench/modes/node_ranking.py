@@ -53,9 +53,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def without_names(question: str, route: Route) -> str:
-    """``question`` without the words that routed it: within the named documents every
-    provision shares those names, so they only pull up the openings and notice blocks that
-    print them."""
+    """``question`` without the words that routed it, for word matching. BM25 weighs a name
+    by its rarity in the corpus, yet inside the named documents every provision shares it:
+    left in, it pulls up the openings and notice blocks that print it. An embedding takes
+    the name as one part of the meaning, so similarity keeps the question whole."""
     names = set(route.words)
 
     def naming(word: str) -> bool:
@@ -152,9 +153,10 @@ class NodeRanking:
         order = ranked([float(s) for s in scores], [self.labels[p] for p in positions])
         return [positions[i] for i in order]
 
-    def by_words(self, question: str) -> list[int]:
-        """Every unit position by BM25 score against ``question``, best first."""
-        return ranked(self.lexical.scores(question), self.labels)
+    def by_words(self, question: str, route: Route) -> list[int]:
+        """Every unit position by BM25 score against ``question`` without its routing names,
+        best first."""
+        return ranked(self.lexical.scores(without_names(question, route)), self.labels)
 
     def fuse(self, rankings: Sequence[Sequence[int]], route: Route) -> list[int]:
         """Reciprocal-rank fusion of ``rankings``, each unit's score times its route weight;
@@ -189,11 +191,10 @@ class NodeRanking:
         """The provisions this strategy puts before the answering model, most valuable first,
         within the payload budget."""
         route = self.router.route(question)
-        asked = without_names(question, route)
-        order, notes = self.order(asked, route)
+        order, notes = self.order(question, route)
         budget = self.settings.payload_budget_tokens
         flags = question_flags(question)
-        words = dict(zip(self.labels, self.lexical.scores(asked)))
+        words = dict(zip(self.labels, self.lexical.scores(without_names(question, route))))
         chosen = choose(self.hits(question, order), budget, self.by_id,
                         closure=self.closure(), asked=self.asked(question),
                         limit=self.limit(), boost=lambda node: flag_boost(node, flags),
