@@ -184,3 +184,37 @@ def test_spans_hold_for_any_document(lines: list[str]) -> None:
     covered = "".join(text[d.start:d.end] for d in leaves)
     outside_toc = [c for c in covered if not c.isspace()]
     assert len(outside_toc) == sum(1 for c in text if not c.isspace())
+
+
+LICENSE = """CONTENT LICENSE AGREEMENT
+
+This Agreement is made between Alpha Ltd ("Licensor") and Beta Inc ("Licensee").
+
+RECITALS:
+
+WHEREAS, Licensor owns certain film rights; and
+
+WHEREAS, Licensee wishes to develop games based on them.
+
+NOW, THEREFORE, in consideration of the promises below, the parties agree as follows:
+
+1. DEFINITIONS. Terms used here have the meanings below.
+
+2. GRANT. Licensor grants Licensee a licence to the film rights.
+
+3. TERM. This Agreement runs for three years.
+"""
+
+
+def test_recitals_end_at_the_words_of_agreement() -> None:
+    nodes = _by_local(build_outline(LICENSE).drafts)
+    # The numbered provisions after "NOW, THEREFORE" are the agreement, siblings of the
+    # recitals, though no ARTICLE heading outranks them.
+    assert [nodes[n].parent is nodes["root"] for n in ("recitals", "1", "2", "3")] == [True] * 4
+    assert [d.kind for d in nodes["recitals"].children].count("recital") == 2
+    assert "NOW, THEREFORE" in LICENSE[nodes["recitals"].start:nodes["recitals"].end]
+    # Without the words of agreement nothing says where the recitals end: ranks decide.
+    plain = _by_local(build_outline(LICENSE.replace(
+        "NOW, THEREFORE, in consideration of the promises below, the parties agree as follows:",
+        "The parties record the following.")).drafts)
+    assert plain["1"].parent is plain["recitals"]

@@ -30,6 +30,12 @@ _DEFINITIONS_TITLE = re.compile(r"\bdefin|\binterpretation\b", re.IGNORECASE)
 # Inside a definitions section every paragraph that opens with a quoted term defines it,
 # whatever verb follows ("shall occur if", "and the sign $ mean").
 _QUOTED_OPENING = re.compile(r"[“\"]([^”\"\n]{1,80})[”\"]")
+# The words with which the parties pass from their recitals to what they agree. The recitals
+# end there: the numbered provisions after them are the agreement, not recitals, even when
+# no ARTICLE heading outranks them.
+_OPERATIVE_WORDS = re.compile(
+    r"^\W*now,?\s+therefore\b|\bagree[sd]?\s+as\s+follows\b|\bhereby\s+agree[sd]?\s*:",
+    re.IGNORECASE)
 
 
 class _Builder:
@@ -42,6 +48,9 @@ class _Builder:
         self.ids: dict[str, int] = {}
         self.order: list[Draft] = [self.root]
         self.accepted = 0
+        # Set when the words of agreement are read inside open recitals: the next
+        # structural heading closes them.
+        self.recitals_ended = False
 
     # -- opening and closing ------------------------------------------------------------
     def open(self, draft: Draft, parent: Draft) -> Draft:
@@ -65,6 +74,11 @@ class _Builder:
     # -- structural headings ------------------------------------------------------------
     def place_structural(self, marker: Marker, start: int, rank: int, key: str, *,
                          kind: str = "", local_id: str = "", reference: str = "") -> Draft:
+        if self.recitals_ended:
+            self.recitals_ended = False
+            opened = next((i for i, d in enumerate(self.stack) if d.kind == "recitals"), None)
+            if opened is not None:
+                self.truncate(opened)
         while len(self.stack) > 1 and (
             self.stack[-1].rank >= rank or self.stack[-1].rank == _LIST_RANK
         ):
@@ -188,6 +202,8 @@ def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
 def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
     line = lines[index]
     marker = line.marker
+    if _OPERATIVE_WORDS.search(line.text) and any(d.kind == "recitals" for d in builder.stack):
+        builder.recitals_ended = True
     head = None
     if marker is None or marker.kind in LIST_KINDS:
         body = line.text if marker is None else line.text[len(marker.label):].lstrip(" \t|")
