@@ -108,25 +108,41 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
 
 
 @pytest.fixture
-def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case,
-                    legalbench_runner: Benchmark) -> Record:
-    """Run this item (its question under its mode) and attach its record to the report."""
+def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case) -> Record:
+    """Run this item (its question under its mode), journal its record and attach it to the
+    report; an item a resumed run already finished is taken from the journal instead."""
     from pathlib import Path
 
     from pytest_legalbench.llm.cassettes import CassetteError
     from pytest_legalbench.llm.client import ModelCallError
     from pytest_legalbench.modes.base import ModeUnavailable
+    from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
     from pytest_legalbench.run.protocol import RECORD_PROPERTY, envelope
+    from pytest_legalbench.run.stored_records import record_of
 
+    journal = request.config.stash.get(JOURNAL_KEY, None)
+    stored = journal.resumed.get(legalbench_case.id) if journal is not None else None
+    if stored is not None:
+        product, record = record_of(stored)
+        request.node.user_properties.append((RECORD_PROPERTY, envelope(product, record)))
+        return record
+    # Asked for here, not as a parameter: a resumed run whose items are all journaled
+    # builds no corpus, index or model client.
+    runner: Benchmark = request.getfixturevalue("legalbench_runner")
     try:
-        product, record = legalbench_runner.run(legalbench_case,
-                                                group=Path(str(request.path)).stem)
+        product, record = runner.run(legalbench_case, group=Path(str(request.path)).stem)
     except ModeUnavailable as error:
+        if journal is not None:
+            journal.skipped(legalbench_case.id, error.reason)
         pytest.skip(f"{error.mode}: {error.reason}")
     except (CassetteError, ModelCallError) as error:
         # The message names the cassette or the call; a traceback through vcr adds nothing.
         pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)
+    wrapped = envelope(product, record)
+    if journal is not None:
+        # Before the report: a run killed after this line keeps the item.
+        journal.finished(legalbench_case.id, wrapped)
     # A loss under --legalbench-fail-on-loss fails the call phase (plugin.hooks), so the
     # record still reaches the summary.
-    request.node.user_properties.append((RECORD_PROPERTY, envelope(product, record)))
+    request.node.user_properties.append((RECORD_PROPERTY, wrapped))
     return record

@@ -15,6 +15,7 @@ import pytest
 
 from pytest_legalbench.ingest.manifest import available_profiles
 from pytest_legalbench.llm.client import BackendConfigError, resolve_backend
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
 from pytest_legalbench.plugin.settings import (
     OPTIONS,
     RETRIEVAL_OPTIONS,
@@ -23,7 +24,7 @@ from pytest_legalbench.plugin.settings import (
     resolve_settings,
 )
 
-pytest_plugins = ("pytest_legalbench.plugin.fixtures",)
+pytest_plugins = ("pytest_legalbench.plugin.fixtures", "pytest_legalbench.plugin.journal_hooks")
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
@@ -88,6 +89,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except (SettingsError, BackendConfigError) as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
+    config.stash[JOURNAL_KEY] = open_journal(config, settings)
     config.stash[RECORDS_KEY] = []
     config.pluginmanager.register(RecordCollector(config), "legalbench-records")
     for kind in KIND_MARKERS:
@@ -176,14 +178,22 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workerinput"):
         return
     records = config.stash.get(RECORDS_KEY, [])
-    if not records:
+    journal = config.stash.get(JOURNAL_KEY, None)
+    progress = journal.progress() if journal is not None else None
+    if not records and (progress is None or not progress.partial):
         return
     from pytest_legalbench.run.session_end import SessionEnd, finish_session
 
     settings = config.stash[SETTINGS_KEY]
-    end = SessionEnd(report_dir=settings.report_dir, base_url=settings.base_url,
+    report_dir = settings.report_dir or (journal.folder if journal and journal.report else None)
+    end = SessionEnd(report_dir=report_dir, base_url=settings.base_url,
                      answer_model=settings.answer_model, profile=settings.profile,
                      corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir,
-                     questions_dir=settings.questions_dir, judge=settings.judge)
-    for line in finish_session(records, end):
+                     questions_dir=settings.questions_dir, judge=settings.judge,
+                     progress=progress)
+    lines = finish_session(records, end) if records else ["", f"legalbench: {end.partial}"]
+    if journal is not None and end.partial:
+        lines.append(f"run journal: {journal.journal} (run the rest with "
+                     f"--legalbench-resume {journal.folder})")
+    for line in lines:
         terminalreporter.write_line(line)
