@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_legalbench.files.build_lock import LOCK_NAME, build_lock
+from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.navindex.store import IndexCache
 
 DEAL = Path(__file__).resolve().parents[1] / "conformance" / "tiny_deal"
@@ -29,7 +29,7 @@ print("done", flush=True)
 def test_a_second_process_waits_for_the_build_and_builds_nothing(tmp_path: Path) -> None:
     cache, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
     folder = IndexCache(cache).folder
-    with build_lock(folder) as waited:
+    with build_lock(lock_file(cache, f"navindex-{folder.name}"), "the test's build") as waited:
         assert not waited
         second = subprocess.Popen([sys.executable, "-c", BUILDER, str(cache), str(DEAL)],
                                   stdout=subprocess.PIPE, text=True, env=os.environ.copy())
@@ -48,14 +48,15 @@ def test_a_second_process_waits_for_the_build_and_builds_nothing(tmp_path: Path)
 def test_a_killed_holder_leaves_the_lock_free(tmp_path: Path) -> None:
     holder = ("import os, sys\nfrom pathlib import Path\n"
               "from pytest_legalbench.files.build_lock import build_lock\n"
-              "with build_lock(Path(sys.argv[1])):\n    os.kill(os.getpid(), 9)\n")
-    killed = subprocess.run([sys.executable, "-c", holder, str(tmp_path)], check=False)
-    assert killed.returncode == -9 and (tmp_path / LOCK_NAME).exists()
-    with build_lock(tmp_path) as waited:
+              "with build_lock(Path(sys.argv[1]), 'x'):\n    os.kill(os.getpid(), 9)\n")
+    lock = lock_file(tmp_path, "x")
+    killed = subprocess.run([sys.executable, "-c", holder, str(lock)], check=False)
+    assert killed.returncode == -9 and lock.exists()
+    with build_lock(lock, "x") as waited:
         assert not waited
 
 
 def test_a_folder_that_cannot_hold_the_lock_is_built_without_one(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("", encoding="utf-8")
-    with build_lock(tmp_path / "file" / "cache") as waited:
+    with build_lock(lock_file(tmp_path / "file", "x"), "x") as waited:
         assert not waited

@@ -9,18 +9,24 @@ import fcntl
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-#: The lock file's name inside the folder whose build it guards.
-LOCK_NAME = ".build.lock"
+#: The cache's folder of lock files, apart from the entries they guard.
+LOCKS_FOLDER = "locks"
+
+
+def lock_file(cache_dir: Path, name: str) -> Path:
+    """The lock file of the build called ``name`` in the cache at ``cache_dir``."""
+    return cache_dir / LOCKS_FOLDER / f"{name}.lock"
 
 
 @contextlib.contextmanager
-def build_lock(folder: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[bool]:
-    """Hold ``folder``'s build lock; yield whether another process held it first (its
-    results are then worth looking for again). A folder that cannot hold the lock file is
-    built without one: the cache only saves time."""
+def build_lock(lock: Path, what: str,
+               on_wait: Callable[[str], None] | None = None) -> Iterator[bool]:
+    """Hold the lock file ``lock`` while building ``what``; yield whether another process
+    held it first (its results are then worth looking for again). A cache that cannot hold
+    the lock file is built without one: the cache only saves time."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle = open(folder / LOCK_NAME, "a", encoding="utf-8")  # noqa: SIM115
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "a", encoding="utf-8")  # noqa: SIM115
     except OSError:
         yield False
         return
@@ -30,7 +36,7 @@ def build_lock(folder: Path, on_wait: Callable[[str], None] | None = None) -> It
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             if on_wait is not None:
-                on_wait(f"waiting for another process building {folder}")
+                on_wait(f"waiting for another process building {what}")
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             waited = True
         try:

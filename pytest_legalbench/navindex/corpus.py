@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from pytest_legalbench.files.build_lock import build_lock
+from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.build import build_corpus, builder_fingerprint
 from pytest_legalbench.navindex.node import DocumentIndex
@@ -33,7 +33,8 @@ def build_indexes(documents: Sequence[Document], *, cache_dir: Path | None,
     _read_cached(cache, keys, documents, found)
     missing = [d for d in documents if d.doc_id not in found]
     if missing:
-        with build_lock(cache.folder, progress) as waited:
+        lock = lock_file(cache_dir, f"navindex-{cache.folder.name}")
+        with build_lock(lock, str(cache.folder), progress) as waited:
             if waited:
                 # Another process built while this one waited: take what it stored.
                 _read_cached(cache, keys, missing, found)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from pytest_legalbench.files.build_lock import build_lock
+from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.vectors.embedding import (
     POOLING_SIGNATURE,
@@ -133,8 +133,9 @@ class DenseIndex:
                     found[number] = cached
         missing = [n for n, group in enumerate(groups) if group and n not in found]
         with contextlib.ExitStack() as held:
-            if cache is not None and missing and held.enter_context(
-                    build_lock(cache.folder / embedder.digest, progress)):
+            if cache_dir is not None and cache is not None and missing and held.enter_context(
+                    build_lock(lock_file(cache_dir, f"embeddings-{embedder.digest}"),
+                               str(cache.folder / embedder.digest), progress)):
                 # Another process embedded while this one waited: take what it stored.
                 for number in missing:
                     cached = cache.get(embedder.digest, digests[number], len(groups[number]))
