@@ -153,3 +153,31 @@ def test_large_builds_embed_in_batches_report_progress_and_keep_finished_batches
     again = DenseIndex.build(embedder, groups, tmp_path)
     # The two finished batches were cached; only the third is embedded again.
     assert again.groups_cached == 2 and len(embedder.calls) == 1
+
+
+def test_a_build_waiting_on_the_embedding_lock_reads_what_the_holder_stored(
+        tmp_path: Path) -> None:
+    import shutil
+    import threading
+
+    from pytest_legalbench.files.build_lock import build_lock, lock_file
+
+    groups = [flat_group([(f"d{g}-0", f"Delivery clause {g}")]) for g in range(2)]
+    waiter = AxisEmbedder()
+    lines: list[str] = []
+    built: list[DenseIndex] = []
+    cache = tmp_path / "cache"
+    # The lock is held here as another process holds it during its build (flock locks
+    # belong to an open file, so a second open in this process waits as a process would).
+    with build_lock(lock_file(cache, f"embeddings-{waiter.digest}"), "test"):
+        thread = threading.Thread(target=lambda: built.append(
+            DenseIndex.build(waiter, groups, cache, progress=lines.append)))
+        thread.start()
+        thread.join(timeout=0.5)
+        assert thread.is_alive() and waiter.calls == []  # waiting, embedding nothing
+        # The holder's build lands in the shared cache before it lets go.
+        DenseIndex.build(AxisEmbedder(), groups, tmp_path / "holder")
+        shutil.copytree(tmp_path / "holder" / "embeddings", cache / "embeddings")
+    thread.join(timeout=30)
+    assert built and built[0].groups_cached == 2 and waiter.calls == []
+    assert any(line.startswith("waiting for another process") for line in lines)
