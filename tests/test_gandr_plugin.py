@@ -4,17 +4,15 @@ alone and under xdist, with the summary, the report and the audit traces."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from benchmark_project import MODULE, REPO, benchmark_project
 from test_benchmark_plugin import isolate_environment
 
 from pytest_legalbench.gandr.systems import SYSTEMS
 from pytest_legalbench.llm.cassettes import cassette_file
 
-REPO = Path(__file__).resolve().parents[1]
-MODULE = "test_legalbench"
 #: A document-bound finance question and an out-of-scope control.
 QUESTIONS = ("stonepoint-maturity", "netgear-marketing-funds")
 RAN = tuple(s for s in SYSTEMS if s != "gandr:b3")
@@ -26,19 +24,8 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, corpus_root: Path) -> Non
 
 
 def _prepare(pytester: pytest.Pytester) -> None:
-    shutil.copy(REPO / "benchmarks" / f"{MODULE}.py", pytester.path)
-    pytester.makeini("[pytest]\n")
-    questions = pytester.path / "questions"
-    questions.mkdir()
-    for question in QUESTIONS:
-        shutil.copy(REPO / "benchmarks" / "questions" / "transactions" / f"{question}.yaml",
-                    questions)
-        for system in RAN:
-            item = f"{question}-{system}"
-            source = cassette_file(REPO / "cassettes", "reference", MODULE, item)
-            target = cassette_file(pytester.path / "cassettes", "reference", MODULE, item)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, target)
+    benchmark_project(pytester, QUESTIONS,
+                      [(MODULE, f"{q}-{system}") for q in QUESTIONS for system in RAN])
 
 
 def _run(pytester: pytest.Pytester, shared_cache: Path, *extra: str) -> pytest.RunResult:

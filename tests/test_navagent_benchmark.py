@@ -5,21 +5,18 @@ workers, its recall, footprint and crossover in the summary, its record like eve
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
+from benchmark_project import MODULE, benchmark_project
 from test_benchmark_plugin import isolate_environment, junit_records, summary_section
 from test_cli_evaluate import LEASE
 from test_cli_evaluate import QUESTIONS as LEASE_QUESTIONS
 from test_cli_evaluate import _run as run_command
 
 from pytest_legalbench.ingest.loading import load_folder
-from pytest_legalbench.llm.cassettes import cassette_file
 
-REPO = Path(__file__).resolve().parents[1]
-MODULE = "test_legalbench"
 #: A precedence question (a base clause and two amendments), a definition question, and an
 #: out-of-scope control.
 QUESTIONS = ("netgear-territory-today", "stonepoint-sofr-loan-rate", "netgear-marketing-funds")
@@ -31,19 +28,8 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, corpus_root: Path) -> Non
 
 
 def _prepare(pytester: pytest.Pytester) -> Path:
-    shutil.copy(REPO / "benchmarks" / f"{MODULE}.py", pytester.path)
-    pytester.makeini("[pytest]\n")
-    questions = pytester.path / "questions"
-    questions.mkdir()
-    for question in QUESTIONS:
-        shutil.copy(REPO / "benchmarks" / "questions" / "transactions" / f"{question}.yaml",
-                    questions)
-        for group, name in ((MODULE, f"{question}-navagent"), (f"{MODULE}-inject", question)):
-            source = cassette_file(REPO / "cassettes", "reference", group, name)
-            target = cassette_file(pytester.path / "cassettes", "reference", group, name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, target)
-    return questions
+    return benchmark_project(pytester, QUESTIONS, [
+        pair for q in QUESTIONS for pair in ((MODULE, f"{q}-navagent"), (f"{MODULE}-inject", q))])
 
 
 def test_navagent_replays_from_the_committed_cassettes_under_xdist(
