@@ -144,9 +144,9 @@ def test_a_resume_under_other_settings_is_one_startup_error(
                                 "--legalbench-judge=preference")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([
-        "ERROR: --legalbench-resume out: that run used other settings (judge: "
+        ("ERROR: --legalbench-resume out: that run used other settings (judge: "
         "reference-anchored -> preference; modes: navindex, inject -> navindex); resume with "
-        "the same settings, or start a new run without --legalbench-resume"])
+        "the same settings, or start a new run without --legalbench-resume")])
     missing = pytester.runpytest(*shared.args(*MODES), "--legalbench-resume=nowhere")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
     missing.stderr.fnmatch_lines(["ERROR: --legalbench-resume nowhere: no journal.jsonl there *"])
