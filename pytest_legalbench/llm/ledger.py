@@ -14,7 +14,7 @@ USAGE_FIELDS = (
 
 _CALL_FIELDS = frozenset(
     {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid", "server",
-     "unreported", "raw_output"})
+     "unreported", "raw_output", "retries"})
 #: Usage fields a server may leave out of its responses.
 _OPTIONAL_USAGE = frozenset({"cache_creation_input_tokens", "cache_read_input_tokens"})
 
@@ -114,6 +114,8 @@ class Call:
     """Usage fields the response left out: their zeros in ``usage`` were not measured."""
     raw_output: str | None = None
     """What the model sent when a structured output was invalid, kept as it came."""
+    retries: tuple[str, ...] = ()
+    """The failures retried before the call got its answer (``HTTP 429``, ``timeout``, ...)."""
 
     def __post_init__(self) -> None:
         for name in ("stage", "model", "backend"):
@@ -131,6 +133,10 @@ class Call:
         if not isinstance(self.unreported, tuple) or not set(self.unreported) <= _OPTIONAL_USAGE:
             raise LedgerFormatError(f"call field 'unreported' must list cache usage fields, "
                                     f"got {self.unreported!r}")
+        if not isinstance(self.retries, tuple) or not all(isinstance(r, str)
+                                                          for r in self.retries):
+            raise LedgerFormatError(f"call field 'retries' must be a tuple of failure names, "
+                                    f"got {self.retries!r}")
         if self.raw_output is not None and not isinstance(self.raw_output, str):
             raise LedgerFormatError(f"call field 'raw_output' must be None or a string, "
                                     f"got {self.raw_output!r}")
@@ -154,6 +160,8 @@ class Call:
             found["unreported"] = list(self.unreported)
         if self.raw_output is not None:
             found["raw_output"] = self.raw_output
+        if self.retries:
+            found["retries"] = list(self.retries)
         return found
 
     @classmethod
@@ -180,13 +188,17 @@ class Call:
         raw = data.get("raw_output")
         if raw is not None and not isinstance(raw, str):
             raise LedgerFormatError(f"call field 'raw_output' must be a string, got {raw!r}")
+        retries = data.get("retries", [])
+        if not isinstance(retries, list) or not all(isinstance(r, str) for r in retries):
+            raise LedgerFormatError(f"call field 'retries' must be a list of failure names, "
+                                    f"got {retries!r}")
         return cls(
             stage=str(_text(data, "stage")), model=str(_text(data, "model")),
             usage=Usage.from_dict(usage), latency_s=float(latency),
             backend=str(_text(data, "backend")),
             question_id=_text(data, "question_id", optional=True), valid=valid,
             server=_text(data, "server", optional=True), unreported=tuple(unreported),
-            raw_output=raw,
+            raw_output=raw, retries=tuple(retries),
         )
 
 

@@ -90,7 +90,13 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
         pytestconfig.hook.pytest_recording_configure(config=pytestconfig, vcr=recorder)
         plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
                             record_mode=record_mode, recorder=recorder)
-    with open_backend(config, retrieval.context_window, settings.server_kind) as live, \
+    faults = None
+    if settings.faults is not None:
+        from pytest_legalbench.reference_backend.faults import parse_faults
+
+        faults = parse_faults(settings.faults)
+    with open_backend(config, retrieval.context_window, settings.server_kind,
+                      faults) as live, \
             ModelClient(live, Ledger(), local_failure=cassette_miss) as client:
         yield Benchmark([
             QaRunner(legalbench_documents, legalbench_index, client,

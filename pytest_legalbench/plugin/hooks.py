@@ -88,6 +88,9 @@ def pytest_configure(config: pytest.Config) -> None:
         resolve_backend(settings.backend, os.environ)
     except (SettingsError, BackendConfigError) as error:
         raise pytest.UsageError(str(error)) from None
+    if settings.faults is not None and not config.getoption("disable_recording", False):
+        raise pytest.UsageError("--legalbench-faults needs --disable-recording: a recorded "
+                                "fault would be replayed in every later run")
     config.stash[SETTINGS_KEY] = settings
     config.stash[JOURNAL_KEY] = open_journal(config, settings)
     config.stash[RECORDS_KEY] = []

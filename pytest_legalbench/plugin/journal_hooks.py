@@ -75,14 +75,14 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    from pytest_legalbench.plugin.hooks import CASE_FIXTURE
     from pytest_legalbench.run.items import Case
 
     journal = session.config.stash.get(JOURNAL_KEY, None)
     if journal is None or session.config.option.collectonly:
         return
-    cases = [item.callspec.params.get(CASE_FIXTURE) for item in session.items
-             if isinstance(item, pytest.Function) and hasattr(item, "callspec")]
-    ids = [case.id for case in cases if isinstance(case, Case)]
+    # A benchmark item is one parametrised with a Case (``plugin.hooks``).
+    ids = [param.id for item in session.items
+           if isinstance(item, pytest.Function) and hasattr(item, "callspec")
+           for param in item.callspec.params.values() if isinstance(param, Case)]
     if ids:
         journal.begin(ids)

@@ -99,6 +99,10 @@ OPTIONS = (
            "folder for results.json, report.md, verdicts.csv, cost.png, recall_payload.png "
            "and report.html, one self-contained page of the summary and every item (GANDR: "
            "gandr-results.json and its audit traces, gandr-traces/*.jsonl)"),
+    Option("faults", "--legalbench-faults", "LEGALBENCH_FAULTS",
+           "faults the reference backend injects, as KIND:RATE,... (kinds: 429, 529, 500, "
+           "timeout, reset, short, malformed, bad-text, bad-block; seed:N, max:N, "
+           "stall:SECONDS), e.g. 429:0.2,529:0.1,timeout:0.05; needs --disable-recording"),
     Option("repeats", "--legalbench-repeats", "LEGALBENCH_REPEATS",
            f"seeded repeats per item of the GANDR systems, for Stable & Correct@k. "
            f"Default: {DEFAULT_REPEATS}"),
@@ -165,6 +169,8 @@ class Settings:
     """``NAME=VALUE`` changes to the GANDR settings (``gandr.settings.GandrSettings``)."""
     mode_settings: ModeSettings = field(default_factory=ModeSettings)
     """The retrieval settings every mode of the session is built with."""
+    faults: str | None = None
+    """The reference backend's fault spec (``reference_backend.faults``); None: no faults."""
 
     def to_dict(self) -> dict[str, object]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
@@ -178,7 +184,7 @@ class Settings:
                 "report_dir": str(self.report_dir) if self.report_dir else None,
                 "questions_dir": str(self.questions_dir) if self.questions_dir else None,
                 "modes": list(self.modes), "fail_on_loss": self.fail_on_loss,
-                "repeats": self.repeats, "gandr": list(self.gandr),
+                "repeats": self.repeats, "gandr": list(self.gandr), "faults": self.faults,
                 "mode_settings": {f.name: getattr(self.mode_settings, f.name)
                                   for f in fields(self.mode_settings)}}
 
@@ -279,6 +285,17 @@ def resolve_settings(
         raise SettingsError("--legalbench-docs needs --legalbench-questions: a folder of "
                             "questions about those documents")
     answer_model = chosen["answer_model"] or DEFAULT_ANSWER_MODEL
+    faults = chosen["faults"]
+    if faults is not None:
+        from pytest_legalbench.reference_backend.faults import FaultSpecError, parse_faults
+
+        try:
+            parse_faults(faults)
+        except FaultSpecError as error:
+            raise SettingsError(f"--legalbench-faults: {error}") from None
+        if backend not in (None, "reference"):
+            raise SettingsError("--legalbench-faults: faults are injected by the reference "
+                                "backend only")
     return Settings(
         profile=profile, docs_dir=docs, corpus_dir=resolve_corpus_dir(chosen["corpus_dir"]),
         cache_dir=resolve_cache_dir(chosen["cache_dir"]), backend=backend,
@@ -286,7 +303,7 @@ def resolve_settings(
         judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
         report_dir=report, questions_dir=questions, modes=resolve_modes(modes),
         fail_on_loss=fail_on_loss, repeats=_repeats(chosen["repeats"]),
-        gandr=_gandr(gandr),
+        gandr=_gandr(gandr), faults=faults,
         mode_settings=resolve_mode_settings(cli, ini, env, answer_model=answer_model))
 
 

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench import __version__
+from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.results_file import StoredRun, read_run
+from pytest_legalbench.results.retry_lines import retry_lines
 from pytest_legalbench.results.run_header import (
     UNKNOWN,
     CorpusIdentity,
@@ -129,6 +131,7 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     lines.extend(_server_lines({c.server for r in records
                                 for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)
                                 if c.server}))
+    lines.extend(retry_lines(_distinct_calls(records)))
     if backend == "reference":
         lines.append(_REFERENCE_NOTE)
     if end.report_dir is not None:
@@ -185,6 +188,7 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     if any(b != "reference" for b in backends):
         lines.append(f"backend {' + '.join(backends)}")
     lines.extend(cache_accounting_lines(unreported_usage(calls)))
+    lines.extend(retry_lines(calls))
     if "reference" in backends:
         lines.append("(reference backend: every role (drafter, audit, rubric, critic, judges) "
                      "is played by deterministic rules, not a language model; seeds vary its "
@@ -223,6 +227,14 @@ def _sampling_note(base_url: str | None, servers: set[str]) -> str:
                 f"the {', '.join(seedless)} reads none from /v1/messages, so its own --seed "
                 f"applies to every call)")
     return f"(temperatures and seeds were sent in the request body to {base_url})"
+
+
+def _distinct_calls(records: Sequence[ItemRecord]) -> list[Call]:
+    """Every call of the records once: inject's answer is shared by each mode's record of
+    its question."""
+    inject = {r.question_id: r.inject_calls for r in records}
+    return [*(c for calls in inject.values() for c in calls),
+            *(c for r in records for c in (*r.mode_calls, *r.judge_calls))]
 
 
 def _backend(records: Sequence[ItemRecord]) -> str:
