@@ -45,35 +45,52 @@ class Usage:
     cache_read_input_tokens: int = 0
     """Input read from the prompt cache."""
     output_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    """The part of the cache write with the 1-hour TTL (``cache_creation.
+    ephemeral_1h_input_tokens``), priced at its own rate; the rest has the 5-minute TTL."""
 
     def __post_init__(self) -> None:
-        for name in USAGE_FIELDS:
+        for name in (*USAGE_FIELDS, "cache_write_1h_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise LedgerFormatError(f"usage field {name!r} must be a non-negative "
                                         f"integer, got {value!r}")
+        if self.cache_write_1h_tokens > self.cache_creation_input_tokens:
+            raise LedgerFormatError(f"usage: {self.cache_write_1h_tokens} 1-hour cache write "
+                                    f"tokens exceed the {self.cache_creation_input_tokens} "
+                                    f"cache write tokens they are part of")
 
     def __add__(self, other: Usage) -> Usage:
         """Return the field-wise sum of two usages."""
         if not isinstance(other, Usage):
             return NotImplemented
-        return Usage(*(getattr(self, n) + getattr(other, n) for n in USAGE_FIELDS))
+        return Usage(*(getattr(self, n) + getattr(other, n)
+                       for n in (*USAGE_FIELDS, "cache_write_1h_tokens")))
 
     @property
     def footprint(self) -> int:
         """All input attended: uncached input + cache write + cache read."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
-    def to_dict(self) -> dict[str, int]:
-        """Return the four counts under their Messages API names."""
-        return {name: getattr(self, name) for name in USAGE_FIELDS}
+    def to_dict(self) -> dict[str, object]:
+        """Return the four counts under their Messages API names (and, when there were any,
+        the 1-hour cache writes as the API nests them)."""
+        found: dict[str, object] = {name: getattr(self, name) for name in USAGE_FIELDS}
+        if self.cache_write_1h_tokens:
+            found["cache_creation"] = {"ephemeral_1h_input_tokens": self.cache_write_1h_tokens}
+        return found
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Usage:
-        """Read the four counts; None or absent means 0, other keys (SDK extras) are ignored."""
+        """Read the four counts and ``cache_creation.ephemeral_1h_input_tokens``; None or
+        absent means 0, other keys (SDK extras) are ignored."""
         if not isinstance(data, Mapping):
             raise LedgerFormatError(f"usage must be a mapping, got {type(data).__name__}")
-        return cls(*(_count(data, name) for name in USAGE_FIELDS))
+        nested = data.get("cache_creation")
+        one_hour = (_count(nested, "ephemeral_1h_input_tokens")
+                    if isinstance(nested, Mapping) else 0)
+        counts = {name: _count(data, name) for name in USAGE_FIELDS}
+        return cls(**counts, cache_write_1h_tokens=one_hour)
 
 
 def sum_usage(usages: Iterable[Usage]) -> Usage:
