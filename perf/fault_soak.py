@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,9 @@ def run(report: Path, extra: list[str]) -> tuple[list[str], float, int]:
         cwd=REPO, env=env, capture_output=True, text=True, check=False)
     lines = done.stdout.splitlines()
     start = lines.index("legalbench summary") if "legalbench summary" in lines else len(lines)
-    summary = [line for line in lines[start:] if not line.startswith(("report:", "="))]
+    # The report's paths and pytest's own closing counts are no part of the summary.
+    summary = [line for line in lines[start:] if not line.startswith(("report:", "="))
+               and not re.match(r"\d+ (passed|failed|error)", line)]
     return summary, time.monotonic() - started, done.returncode
 
 

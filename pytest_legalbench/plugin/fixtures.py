@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pytest_legalbench.ingest.document import Document
     from pytest_legalbench.navindex.node import DocumentIndex
     from pytest_legalbench.run.benchmark import Benchmark
-    from pytest_legalbench.run.items import Case
+    from pytest_legalbench.run.items import Case, InvalidQuestion
     from pytest_legalbench.run.protocol import Record
 
 
@@ -32,12 +32,17 @@ def legalbench_settings(pytestconfig: pytest.Config) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def legalbench_documents(legalbench_settings: Settings) -> tuple[Document, ...]:
+def legalbench_documents(pytestconfig: pytest.Config,
+                         legalbench_settings: Settings) -> tuple[Document, ...]:
     """The documents of the selected profile, read from the corpus folder (or those of the
     ``--legalbench-docs`` folder)."""
     from pytest_legalbench.ingest.document import CorpusError
     from pytest_legalbench.ingest.selection import Selection, load_documents
+    from pytest_legalbench.plugin.preflight_hooks import DOCUMENTS_KEY
 
+    checked = pytestconfig.stash.get(DOCUMENTS_KEY, None)
+    if checked is not None:
+        return checked  # read when the benchmark's question set was checked
     docs = legalbench_settings.docs_dir
     selection = (Selection(profile=None, docs=docs) if docs is not None
                  else Selection(profile=legalbench_settings.profile))
@@ -114,18 +119,24 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
 
 
 @pytest.fixture
-def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case) -> Record:
+def legalbench_item(request: pytest.FixtureRequest,
+                    legalbench_case: Case | InvalidQuestion) -> Record:
     """Run this item (its question under its mode), journal its record and attach it to the
-    report; an item a resumed run already finished is taken from the journal instead."""
+    report; an item a resumed run already finished is taken from the journal instead, and an
+    invalid question file (--legalbench-skip-invalid) errors with what is wrong with it."""
     from pathlib import Path
 
     from pytest_legalbench.llm.cassettes import CassetteError
     from pytest_legalbench.llm.client import ModelCallError
     from pytest_legalbench.modes.base import ModeUnavailable
     from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
+    from pytest_legalbench.run.items import InvalidQuestion as Invalid
     from pytest_legalbench.run.protocol import RECORD_PROPERTY, envelope
     from pytest_legalbench.run.stored_records import record_of
 
+    if isinstance(legalbench_case, Invalid):
+        pytest.fail("invalid question file, not run:\n" + "\n".join(legalbench_case.problems),
+                    pytrace=False)
     journal = request.config.stash.get(JOURNAL_KEY, None)
     stored = journal.resumed.get(legalbench_case.id) if journal is not None else None
     if stored is not None:
