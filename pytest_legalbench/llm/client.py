@@ -18,6 +18,7 @@ from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, resolve_backend
 from pytest_legalbench.llm.json_text import instruction
 from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, Usage
+from pytest_legalbench.llm.redaction import redactor_for
 from pytest_legalbench.llm.reply_checks import ErrorBody, body_error, content_problem
 from pytest_legalbench.llm.retries import RETRYABLE_STATUSES, parse_retry_after
 from pytest_legalbench.llm.schema import SchemaError, check_schema
@@ -241,6 +242,8 @@ class ModelClient:
         self._final_statuses = self._caps.final_statuses if self._caps else frozenset()
         self._sleep, self._random, self._clock = sleep, random, clock
         self._local_failure = local_failure
+        #: Error bodies may echo the key: every message leaving the client passes through it.
+        self._redact = redactor_for(config.api_key)
         self._lock = threading.Lock()
         self._sdk_client: anthropic.Anthropic | None = None
 
@@ -298,7 +301,8 @@ class ModelClient:
                 reason = (policy.give_up(attempt, spent + delay, failure.message)
                           if failure.retryable else failure.message)
                 if reason is not None:
-                    raise ModelCallError(stage, question_id, failure.status, reason) from exc
+                    raise ModelCallError(stage, question_id, failure.status,
+                                         self._redact(reason)) from None
                 retried.append(failure.label)
             self._sleep(delay)
             spent += delay
@@ -312,7 +316,7 @@ class ModelClient:
             stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
         reply = _read_reply(message, model)
         if isinstance(reply, str):
-            raise ModelCallError(stage, question_id, None, reply)
+            raise ModelCallError(stage, question_id, None, self._redact(reply))
         return dataclasses.replace(reply, retries=retried), latency
 
     def _record(self, stage: str, reply: _Reply, latency: float, question_id: str | None, *,
@@ -320,7 +324,8 @@ class ModelClient:
         self.ledger.record(Call(stage=stage, model=reply.model, usage=reply.usage,
                                 latency_s=latency, backend=self._backend_label,
                                 question_id=question_id, valid=valid, server=self._server_kind,
-                                unreported=reply.unreported, raw_output=raw_output,
+                                unreported=reply.unreported,
+                                raw_output=None if raw_output is None else self._redact(raw_output),
                                 retries=reply.retries))
 
     def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],

@@ -78,6 +78,7 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     from pytest_legalbench.llm.cassettes import CassettePlan, cassette_miss, new_recorder
     from pytest_legalbench.llm.client import ModelClient, resolve_backend
     from pytest_legalbench.llm.ledger import Ledger
+    from pytest_legalbench.llm.redaction import redactor_for
     from pytest_legalbench.run.backend import open_backend
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.gandr import GandrItems, GandrItemSettings
@@ -90,7 +91,7 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     retrieval = settings.mode_settings
     plan = None
     if not disable_recording:
-        recorder = new_recorder()
+        recorder = new_recorder(redactor_for(config.api_key))
         # A conftest's pytest_recording_configure (custom matchers, persisters) sees ours too.
         pytestconfig.hook.pytest_recording_configure(config=pytestconfig, vcr=recorder)
         plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
