@@ -3,7 +3,8 @@ without them: the summaries must be the same, every fault absorbed by a retry.
 
 Run: ``.venv/bin/python perf/fault_soak.py [--faults SPEC] [--out perf/output/fault_soak.md]``
 (corpus from $LEGALBENCH_CORPUS_DIR, else ../shared/corpus). Both runs are
-``pytest benchmarks -n 2 --disable-recording`` (no cassettes: every call reaches the server)
+``pytest benchmarks -p no:xdist --disable-recording`` (no cassettes: every call reaches the
+server; serial, so the emulated prompt cache is warmed in the same order)
 with a report folder each; the faulted one adds ``--legalbench-faults SPEC``. The summaries
 are compared line by line with the ``retries:`` line left out (the only line faults may
 change). Absorbed faults are the retries the ledger recorded; a fault that was not absorbed
@@ -36,7 +37,9 @@ def run(report: Path, extra: list[str]) -> tuple[list[str], float, int]:
     env.setdefault("LEGALBENCH_CORPUS_DIR", str(REPO.parent / "shared" / "corpus"))
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "benchmarks", "-n", "2", "-q", "-p", "no:randomly",
+        # Serial: under xdist, which worker warms which emulated prompt cache decides the
+        # cache accounting, and that may differ between two runs.
+        [sys.executable, "-m", "pytest", "benchmarks", "-p", "no:xdist", "-q", "-p", "no:randomly",
          "--disable-recording", f"--legalbench-report={report}", *extra],
         cwd=REPO, env=env, capture_output=True, text=True, check=False)
     lines = done.stdout.splitlines()
@@ -74,7 +77,7 @@ def main() -> None:
     lines = [
         "# Fault soak: the benchmark live against the reference backend under faults", "",
         (f"Faults: `{args.faults}` (seeded, at most 3 in a row per request); "
-        f"`pytest benchmarks -n 2 --disable-recording`, default modes."), "",
+        f"`pytest benchmarks -p no:xdist --disable-recording`, default modes."), "",
         "| run | exit status | wall time |", "|---|---:|---:|",
         f"| fault-free | {clean_rc} | {clean_s:.0f} s |",
         f"| under faults | {faulty_rc} | {faulty_s:.0f} s |", "",

@@ -4,6 +4,8 @@ stage and question, and the choice of faults is deterministic."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -103,3 +105,34 @@ def test_a_written_spec_reads_back_as_its_plan(rates: dict[str, float], seed: in
 def test_a_bad_spec_says_what_is_wrong(spec: str, message: str) -> None:
     with pytest.raises(FaultSpecError, match=message):
         parse_faults(spec)
+
+
+def test_a_benchmark_under_faults_prints_the_fault_free_summary(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
+        corpus_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_benchmark_plugin import (
+        MODES,
+        bench,
+        isolate_environment,
+        prepare,
+        recording,
+        summary_section,
+    )
+
+    isolate_environment(monkeypatch, corpus_root)
+    run = recording(tmp_path_factory, corpus_root)
+    prepare(pytester)
+    args = bench(tmp_path_factory, corpus_root).args(*MODES)
+    refused = pytester.runpytest(*args, "--legalbench-faults=429:0.5")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["ERROR: --legalbench-faults needs --disable-recording*"])
+    monkeypatch.setenv("LEGALBENCH_FAULTS", "429:0.3,529:0.2,reset:0.1,short:0.05,"
+                                            "malformed:0.1,seed:3")
+    # Serial: which worker warms which prompt cache would change the cache accounting.
+    result = pytester.runpytest_subprocess(*args, "--disable-recording", "-p", "no:xdist")
+    result.assert_outcomes(passed=6)
+    faulted = summary_section(result.outlines)
+    retries = [line for line in faulted if line.startswith("retries: ")]
+    assert len(retries) == 1 and "HTTP 429 x" in retries[0]
+    assert [line for line in faulted if not line.startswith("retries: ")] == \
+        summary_section(run.lines)

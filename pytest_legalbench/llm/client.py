@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
     import anthropic
 
+    from pytest_legalbench.llm.cost_guard import CostGuard
+
 #: The embedded reference backend ignores the key, but the SDK will not send a request without one.
 REFERENCE_API_KEY = "reference"
 
@@ -223,7 +225,8 @@ class ModelClient:
                  sleep: Callable[[float], None] = time.sleep,
                  random: Callable[[], float] = _random.random,
                  clock: Callable[[], float] = time.monotonic,
-                 local_failure: LocalFailure | None = None) -> None:
+                 local_failure: LocalFailure | None = None,
+                 guard: CostGuard | None = None) -> None:
         if config.backend == "reference" and not config.base_url:
             raise BackendConfigError("the reference backend needs the base_url of a running "
                                      "ReferenceBackend")
@@ -242,6 +245,7 @@ class ModelClient:
         self._final_statuses = self._caps.final_statuses if self._caps else frozenset()
         self._sleep, self._random, self._clock = sleep, random, clock
         self._local_failure = local_failure
+        self._guard = guard
         #: Error bodies may echo the key: every message leaving the client passes through it.
         self._redact = redactor_for(config.api_key)
         self._lock = threading.Lock()
@@ -312,6 +316,8 @@ class ModelClient:
                 **params: Any) -> tuple[_Reply, float]:
         if self._caps is not None:
             params = adapt_request(params, self._caps)
+        if self._guard is not None:
+            self._guard.before(stage, model, params)
         message, latency, retried = self._send(
             stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
         reply = _read_reply(message, model)
@@ -321,12 +327,14 @@ class ModelClient:
 
     def _record(self, stage: str, reply: _Reply, latency: float, question_id: str | None, *,
                 valid: bool = True, raw_output: str | None = None) -> None:
-        self.ledger.record(Call(stage=stage, model=reply.model, usage=reply.usage,
-                                latency_s=latency, backend=self._backend_label,
-                                question_id=question_id, valid=valid, server=self._server_kind,
-                                unreported=reply.unreported,
-                                raw_output=None if raw_output is None else self._redact(raw_output),
-                                retries=reply.retries))
+        call = Call(stage=stage, model=reply.model, usage=reply.usage, latency_s=latency,
+                    backend=self._backend_label, question_id=question_id, valid=valid,
+                    server=self._server_kind, unreported=reply.unreported,
+                    raw_output=None if raw_output is None else self._redact(raw_output),
+                    retries=reply.retries)
+        self.ledger.record(call)
+        if self._guard is not None:
+            self._guard.after(call)
 
     def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],
                  messages: Sequence[Mapping[str, object]], max_tokens: int,

@@ -17,6 +17,7 @@ from pytest_legalbench.plugin.settings import Settings
 
 if TYPE_CHECKING:
     from pytest_legalbench.ingest.document import Document
+    from pytest_legalbench.llm.cost_guard import CostGuard
     from pytest_legalbench.navindex.node import DocumentIndex
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.items import Case, InvalidQuestion
@@ -103,7 +104,8 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
         faults = parse_faults(settings.faults)
     with open_backend(config, retrieval.context_window, settings.server_kind,
                       faults) as live, \
-            ModelClient(live, Ledger(), local_failure=cassette_miss) as client:
+            ModelClient(live, Ledger(), local_failure=cassette_miss,
+                        guard=_cost_guard(pytestconfig, settings)) as client:
         yield Benchmark([
             QaRunner(legalbench_documents, legalbench_index, client,
                      QaSettings(answer_model=settings.answer_model,
@@ -119,6 +121,19 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
                        cassettes=plan)], client)
 
 
+def _cost_guard(config: pytest.Config, settings: Settings) -> CostGuard | None:
+    """The run's spending limit, shared by its processes through the run folder."""
+    if settings.max_cost is None:
+        return None
+    from pytest_legalbench.llm.cost_guard import CostGuard, SpendMeter
+    from pytest_legalbench.llm.pricing import load_price_card
+    from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
+
+    journal = config.stash.get(JOURNAL_KEY, None)
+    meter = SpendMeter(journal.folder / f".spend-{journal.run}" if journal else None)
+    return CostGuard(settings.max_cost, load_price_card(), meter)
+
+
 @pytest.fixture
 def legalbench_item(request: pytest.FixtureRequest,
                     legalbench_case: Case | InvalidQuestion) -> Record:
@@ -129,6 +144,7 @@ def legalbench_item(request: pytest.FixtureRequest,
 
     from pytest_legalbench.llm.cassettes import CassetteError
     from pytest_legalbench.llm.client import ModelCallError
+    from pytest_legalbench.llm.cost_guard import CostLimitReached
     from pytest_legalbench.modes.base import ModeUnavailable
     from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
     from pytest_legalbench.run.items import InvalidQuestion as Invalid
@@ -153,6 +169,12 @@ def legalbench_item(request: pytest.FixtureRequest,
         if journal is not None:
             journal.skipped(legalbench_case.id, error.reason)
         pytest.skip(f"{error.mode}: {error.reason}")
+    except CostLimitReached as error:
+        # Not a failure: the run ends here as asked, its journal and summary kept.
+        if journal is not None:
+            journal.stopped(str(error))
+        request.session.shouldstop = str(error)
+        pytest.skip(str(error))
     except (CassetteError, ModelCallError) as error:
         # The message names the cassette or the call; a traceback through vcr adds nothing.
         pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)

@@ -59,6 +59,8 @@ class JournalContents:
     """Run token to the item ids any of its processes collected."""
     items: tuple[ItemEntry, ...] = ()
     torn: int = 0
+    stops: Mapping[str, str] = field(default_factory=dict)
+    """Run token to why that run stopped itself early (the cost limit)."""
 
     def records(self, digest: str) -> dict[str, Mapping[str, Any]]:
         """Item id to the envelope of its latest record written under fingerprint ``digest``."""
@@ -82,6 +84,11 @@ def start_line(start: StartEntry) -> dict[str, object]:
 def plan_line(run: str, items: Sequence[str]) -> dict[str, object]:
     """The JSON object of a plan entry."""
     return {"v": JOURNAL_VERSION, "kind": "plan", "run": run, "items": list(items)}
+
+
+def stop_line(run: str, reason: str) -> dict[str, object]:
+    """The JSON object of a stop entry: the run stopped itself before its plan was done."""
+    return {"v": JOURNAL_VERSION, "kind": "stop", "run": run, "reason": reason}
 
 
 def item_line(entry: ItemEntry) -> dict[str, object]:
@@ -132,6 +139,7 @@ def read_journal(path: Path) -> JournalContents:
     starts: list[StartEntry] = []
     plans: dict[str, set[str]] = {}
     items: list[ItemEntry] = []
+    stops: dict[str, str] = {}
     torn = 0
     for text in raw.split(b"\n"):
         if not text.strip():
@@ -143,13 +151,15 @@ def read_journal(path: Path) -> JournalContents:
             starts.append(parsed)
         elif isinstance(parsed, ItemEntry):
             items.append(parsed)
+        elif isinstance(parsed[1], str):
+            stops.setdefault(parsed[0], parsed[1])
         else:
             plans.setdefault(parsed[0], set()).update(parsed[1])
     return JournalContents(tuple(starts), {run: frozenset(ids) for run, ids in plans.items()},
-                           tuple(items), torn)
+                           tuple(items), torn, stops)
 
 
-def _parse(text: bytes) -> StartEntry | ItemEntry | tuple[str, list[str]] | None:
+def _parse(text: bytes) -> StartEntry | ItemEntry | tuple[str, list[str] | str] | None:
     try:
         line = json.loads(text)
     except (UnicodeDecodeError, ValueError):
@@ -164,6 +174,9 @@ def _parse(text: bytes) -> StartEntry | ItemEntry | tuple[str, list[str]] | None
             return None
         return StartEntry(run, {str(k): str(v) for k, v in parts.items()}, digest,
                           bool(line.get("report")))
+    if kind == "stop":
+        reason = line.get("reason")
+        return (run, reason) if isinstance(reason, str) else None
     if kind == "plan":
         ids = line.get("items")
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):

@@ -25,6 +25,7 @@ from pytest_legalbench.run.journal import (
     plan_line,
     read_journal,
     start_line,
+    stop_line,
 )
 from pytest_legalbench.run.progress import Progress
 from pytest_legalbench.run.run_folder import RunPlace, set_aside
@@ -86,6 +87,10 @@ class JournalSession:
         JournalWriter(self.journal).append(
             item_line(ItemEntry(self.run, item, self.digest, None, reason)))
 
+    def stopped(self, reason: str) -> None:
+        """Write that the run stopped itself early (the cost limit), and why."""
+        JournalWriter(self.journal).append(stop_line(self.run, reason))
+
     def progress(self) -> Progress | None:
         """Items finished of the items this run planned; None when it planned none."""
         contents = read_journal(self.journal)
@@ -93,7 +98,7 @@ class JournalSession:
         if not planned:
             return None
         done = contents.finished(self.run, self.digest) & planned
-        return Progress(len(done), len(planned))
+        return Progress(len(done), len(planned), contents.stops.get(self.run))
 
 
 def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool) -> JournalSession:
