@@ -52,7 +52,9 @@ def legalbench_documents(pytestconfig: pytest.Config,
                               corpus_dir=legalbench_settings.corpus_dir,
                               cache_dir=legalbench_settings.cache_dir)
     except CorpusError as error:
-        pytest.fail(f"legalbench corpus: {error}", pytrace=False)
+        problem = f"legalbench corpus: {error}"
+    # Failed outside the handler: inside it, pytest would print the CorpusError again.
+    pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -176,8 +178,13 @@ def legalbench_item(request: pytest.FixtureRequest,
         request.session.shouldstop = str(error)
         pytest.skip(str(error))
     except (CassetteError, ModelCallError) as error:
-        # The message names the cassette or the call; a traceback through vcr adds nothing.
-        pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)
+        problem: str | None = f"{legalbench_case.id}: {error}"
+    else:
+        problem = None
+    if problem is not None:
+        # The message names the cassette or the call: failed outside the handler, so pytest
+        # prints it once, with no traceback through vcr and no chained exception.
+        pytest.fail(problem, pytrace=False)
     wrapped = envelope(product, record)
     if journal is not None:
         # Before the report: a run killed after this line keeps the item.
