@@ -38,19 +38,10 @@ def legalbench_documents(pytestconfig: pytest.Config,
     """The documents of the selected profile, read from the corpus folder (or those of the
     ``--legalbench-docs`` folder)."""
     from pytest_legalbench.ingest.document import CorpusError
-    from pytest_legalbench.ingest.selection import Selection, load_documents
-    from pytest_legalbench.plugin.preflight_hooks import DOCUMENTS_KEY
+    from pytest_legalbench.plugin.preflight_hooks import session_documents
 
-    checked = pytestconfig.stash.get(DOCUMENTS_KEY, None)
-    if checked is not None:
-        return checked  # read when the benchmark's question set was checked
-    docs = legalbench_settings.docs_dir
-    selection = (Selection(profile=None, docs=docs) if docs is not None
-                 else Selection(profile=legalbench_settings.profile))
     try:
-        return load_documents(selection,
-                              corpus_dir=legalbench_settings.corpus_dir,
-                              cache_dir=legalbench_settings.cache_dir)
+        return session_documents(pytestconfig, legalbench_settings)
     except CorpusError as error:
         problem = f"legalbench corpus: {error}"
     # Failed outside the handler: inside it, pytest would print the CorpusError again.

@@ -68,17 +68,24 @@ def checked_cases(config: pytest.Config,
             [InvalidQuestion(path, tuple(lines)) for path, lines in invalid.items()])
 
 
-def _documents(config: pytest.Config, settings: Settings) -> tuple[Document, ...]:
-    from pytest_legalbench.ingest.document import CorpusError
+def session_documents(config: pytest.Config, settings: Settings) -> tuple[Document, ...]:
+    """The run's documents, read once per process (CorpusError names what is missing)."""
     from pytest_legalbench.ingest.selection import Selection, load_documents
 
     if DOCUMENTS_KEY not in config.stash:
         docs = settings.docs_dir
         selection = (Selection(profile=None, docs=docs) if docs is not None
                      else Selection(profile=settings.profile))
-        try:
-            config.stash[DOCUMENTS_KEY] = load_documents(
-                selection, corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir)
-        except CorpusError as error:
-            raise pytest.Collector.CollectError(f"legalbench corpus: {error}") from None
+        config.stash[DOCUMENTS_KEY] = load_documents(
+            selection, corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir)
     return config.stash[DOCUMENTS_KEY]
+
+
+def _documents(config: pytest.Config, settings: Settings) -> tuple[Document, ...]:
+    from pytest_legalbench.ingest.document import CorpusError
+
+    try:
+        return session_documents(config, settings)
+    except CorpusError as error:
+        problem = f"legalbench corpus: {error}"
+    raise pytest.Collector.CollectError(problem)
