@@ -269,7 +269,8 @@ def test_a_malformed_question_file_is_a_collection_error_naming_file_and_field(
     result = pytester.runpytest("--collect-only", *shared.args("navindex"),
                                 f"--legalbench-questions={questions}")
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines([f"*legalbench question set: {bad}: field 'kind' is 'riddle'*"])
+    result.stdout.fnmatch_lines(["legalbench question set (1 problem):",
+                                 f"  {bad}:*: field 'kind' is 'riddle'*"])
     assert "test_question[" not in result.stdout.str()
 
 

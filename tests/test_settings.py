@@ -44,7 +44,7 @@ def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
         "legalbench_backend", "legalbench_base_url", "legalbench_server_kind",
         "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
         "legalbench_questions",
-        "legalbench_report", "legalbench_repeats"]
+        "legalbench_report", "legalbench_faults", "legalbench_max_cost", "legalbench_repeats"]
 
 
 def test_gandr_systems_are_modes_and_gandr_all_names_all_six() -> None:

@@ -59,6 +59,9 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
     chosen = parser.add_mutually_exclusive_group()
     chosen.add_argument("--profile", help=f"packaged corpus profile (default: {DEFAULT_PROFILE})")
     chosen.add_argument("--docs", type=Path, help="any folder of .txt/.htm/.html documents")
+    parser.add_argument("--skip-bad", action="store_true",
+                        help="with --docs: index the documents that can be read and name the "
+                             "others (default: every unreadable file is named and nothing runs)")
     add_folder_options(parser)
     parser.add_argument("--no-cache", action="store_true", help="build without reading the cache")
     parser.add_argument("--rung", choices=RUNGS, default=DEFAULT_RUNG,
@@ -135,13 +138,18 @@ def load_selection(args: argparse.Namespace,
     selection = Selection(profile=args.profile or (None if args.docs else DEFAULT_PROFILE),
                           docs=args.docs)
     documents = load_documents(selection, corpus_dir=corpus_folder(args),
-                               cache_dir=cache_folder(args), progress=progress)
+                               cache_dir=cache_folder(args), progress=progress,
+                               skipped=_skipped if getattr(args, "skip_bad", False) else None)
     for warning in (w for d in documents for w in d.warnings):
         print(f"warning: {warning}", file=sys.stderr)
     if selection.docs is not None:
         for line in describe_inference(documents):
             print(f"inferred: {line}", file=sys.stderr)
     return selection, documents
+
+
+def _skipped(problem: str) -> None:
+    print(f"skipped: {problem}", file=sys.stderr)
 
 
 def working_cache(args: argparse.Namespace) -> Path | None:

@@ -167,11 +167,13 @@ def _folder_overrides(root: Path, folder_ids: set[str]) -> dict[str, ManifestEnt
     return {entry.doc_id: entry for entry in manifest.documents}
 
 
-def load_folder(root: Path, *, progress: Progress | None = None) -> tuple[Document, ...]:
+def load_folder(root: Path, *, progress: Progress | None = None,
+                skipped: Progress | None = None) -> tuple[Document, ...]:
     """Load every document under ``root``, inferring titles, roles and amendment links.
 
     A ``legalbench.yaml`` in ``root`` (the manifest schema, ``root: .``) overrides what is
-    inferred for the documents it lists.
+    inferred for the documents it lists. Every unreadable file is named in one CorpusError;
+    given ``skipped``, each is reported to it instead and the rest are loaded.
     """
     report = progress or _quiet
     paths = scan_folder(root)
@@ -179,14 +181,20 @@ def load_folder(root: Path, *, progress: Progress | None = None) -> tuple[Docume
     ids = [doc_id_for(relative) for relative in relatives]
     overrides = _folder_overrides(root, set(ids))
     documents = []
+    unreadable: list[str] = []
     for path, relative, doc_id in zip(paths, relatives, ids, strict=True):
         report(f"{doc_id}: reading {path}")
         entry = overrides.get(doc_id)
+        try:
+            decoded = read_document(path)
+            if entry is not None:
+                decoded = _checked(decoded, path, entry.sha256)
+        except CorpusError as error:
+            unreadable.append(str(error))
+            continue
         if entry is not None:
-            decoded = _checked(read_document(path), path, entry.sha256)
             documents.append(_document(entry, decoded, path))
             continue
-        decoded = read_document(path)
         title = guess_title(decoded.text) or doc_id
         parts = PurePosixPath(relative).parts
         documents.append(Document(
@@ -200,6 +208,13 @@ def load_folder(root: Path, *, progress: Progress | None = None) -> tuple[Docume
             transaction_set=parts[0] if len(parts) > 1 else None,
             warnings=decoded.warnings,
         ))
+    if unreadable and skipped is None:
+        heading = f"{root}: {len(unreadable)} of {len(paths)} documents cannot be read:"
+        raise CorpusError("\n  ".join([heading, *unreadable]))
+    for problem in unreadable:
+        (skipped or _quiet)(problem)
+    if not documents:
+        raise CorpusError(f"{root}: no document could be read")
     linked = link_amendments(documents)
     # What the folder's manifest says about a document is final, links included.
     return tuple(

@@ -27,12 +27,14 @@ class Selection:
 
 
 def load_documents(selection: Selection, *, corpus_dir: Path | None, cache_dir: Path,
-                   progress: Progress | None = None) -> tuple[Document, ...]:
-    """Read the selected documents; problems raise CorpusError naming the file."""
+                   progress: Progress | None = None,
+                   skipped: Progress | None = None) -> tuple[Document, ...]:
+    """Read the selected documents; problems raise CorpusError naming every bad file (of a
+    folder: given ``skipped``, each bad file is reported there and the rest are read)."""
     if selection.docs is not None:
         if not selection.docs.is_dir():
             raise CorpusError(f"{selection.docs}: not a folder of documents")
-        return load_folder(selection.docs, progress=progress)
+        return load_folder(selection.docs, progress=progress, skipped=skipped)
     if selection.profile is None:
         raise CorpusError("select a profile (--profile NAME) or a folder (--docs DIR)")
     return load_profile(selection.profile, corpus_dir, cache_dir=cache_dir, progress=progress)

@@ -25,6 +25,7 @@ import yaml
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.files.atomic_write import write_text_atomic
 from pytest_legalbench.files.file_names import safe_name
+from pytest_legalbench.llm.redaction import Redactor
 
 #: The values of pytest-recording's ``--record-mode``.
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
@@ -174,6 +175,10 @@ def _check_backend(backend: str) -> None:
         raise ValueError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
 
 
+#: Redacts key-shaped strings only: for a recorder that was told no key.
+_KEY_SHAPES_ONLY = Redactor()
+
+
 def _scrub_request(request: Any) -> Any:
     """The request as stored and matched: digest body, allow-listed headers, no loopback port."""
     request.body = body_digest(request.body_bytes)
@@ -187,11 +192,20 @@ def _scrub_request(request: Any) -> Any:
     return request
 
 
-def _scrub_response(response: dict[str, Any]) -> dict[str, Any]:
-    """The response as stored: only allow-listed headers."""
+def _scrub_response(response: dict[str, Any], redact: Redactor = _KEY_SHAPES_ONLY,
+                    ) -> dict[str, Any]:
+    """The response as stored: only allow-listed headers, and no secret in the body (a
+    server may echo the key in an error)."""
     headers = response.get("headers") or {}
     response["headers"] = {name.lower(): list(values) for name, values in headers.items()
                            if name.lower() in _KEPT_RESPONSE_HEADERS}
+    body = response.get("body")
+    if isinstance(body, dict) and isinstance(body.get("string"), (str, bytes)):
+        raw = body["string"]
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        cleaned = redact(text)
+        if cleaned != text:
+            body["string"] = cleaned.encode("utf-8") if isinstance(raw, bytes) else cleaned
     return response
 
 
@@ -218,13 +232,16 @@ def _same_body(new: Any, recorded: Any) -> None:
         raise AssertionError("the request bodies differ (compared by digest)")
 
 
-def new_recorder() -> Any:
-    """A ``vcr.VCR`` matching on method, path and body digest, scrubbing what it stores."""
+def new_recorder(redact: Redactor | None = None) -> Any:
+    """A ``vcr.VCR`` matching on method, path and body digest, scrubbing what it stores
+    (``redact`` names the run's key; key-shaped strings go whatever it is)."""
     import vcr
 
+    chosen = redact or _KEY_SHAPES_ONLY
     recorder = vcr.VCR(
         match_on=("method", "path", "body_digest"), decode_compressed_response=True,
-        before_record_request=_scrub_request, before_record_response=_scrub_response)
+        before_record_request=_scrub_request,
+        before_record_response=lambda response: _scrub_response(response, chosen))
     recorder.register_matcher("body_digest", _same_body)
     return recorder
 

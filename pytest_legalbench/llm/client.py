@@ -19,6 +19,8 @@ from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, reso
 from pytest_legalbench.llm.conversation import TOOL_CHOICES, Exchange, reply_blocks
 from pytest_legalbench.llm.json_text import instruction
 from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, ToolEvent, Usage
+from pytest_legalbench.llm.redaction import redactor_for
+from pytest_legalbench.llm.reply_checks import ErrorBody, body_error, content_problem
 from pytest_legalbench.llm.retries import RETRYABLE_STATUSES, parse_retry_after
 from pytest_legalbench.llm.schema import SchemaError, check_schema
 from pytest_legalbench.llm.server_capabilities import (
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from typing import Self
 
     import anthropic
+
+    from pytest_legalbench.llm.cost_guard import CostGuard
 
 #: The embedded reference backend ignores the key, but the SDK will not send a request without one.
 REFERENCE_API_KEY = "reference"
@@ -140,6 +144,8 @@ class _Failure:
     message: str
     retryable: bool
     retry_after: float | None
+    label: str = "error"
+    """What the ledger calls a retried failure: ``HTTP 429``, ``timeout``, ``connection``."""
 
 
 #: Names a failure raised beneath the SDK by a layer of the caller's (a cassette with no
@@ -152,18 +158,22 @@ def _classify(exc: Exception, timeout_s: float,
     """What an exception from an SDK call means for the retry loop; None: not the SDK's."""
     import anthropic
 
+    if isinstance(exc, ErrorBody):
+        return _Failure(None, str(exc), exc.retryable, None, f"200 {exc.error_type}")
     if isinstance(exc, anthropic.APIStatusError):
         message = exc.api_message or exc.message
         after = parse_retry_after(exc.response.headers, time.time())
-        return _Failure(exc.status_code, message, exc.status_code in RETRYABLE_STATUSES, after)
+        return _Failure(exc.status_code, message, exc.status_code in RETRYABLE_STATUSES, after,
+                        f"HTTP {exc.status_code}")
     if isinstance(exc, anthropic.APITimeoutError):
-        return _Failure(None, f"no response within {timeout_s:g} s", True, None)
+        return _Failure(None, f"no response within {timeout_s:g} s", True, None, "timeout")
     if isinstance(exc, anthropic.APIConnectionError):
         local = local_failure(exc) if local_failure is not None else None
         if local is not None:
             # Replaying the same request cannot find a different recording: retrying only waits.
             return _Failure(None, local, False, None)
-        return _Failure(None, f"connection failed: {exc.__cause__ or exc.message}", True, None)
+        return _Failure(None, f"connection failed: {exc.__cause__ or exc.message}", True, None,
+                        "connection")
     if isinstance(exc, anthropic.AnthropicError):
         return _Failure(None, str(exc) or type(exc).__name__, False, None)
     if isinstance(exc, ValueError):
@@ -182,6 +192,8 @@ class _Reply:
     usage: Usage
     unreported: tuple[str, ...] = ()
     """Cache fields the response's usage left out (``server_capabilities.CACHE_FIELDS``)."""
+    retries: tuple[str, ...] = ()
+    """The failures retried before this reply came (``HTTP 429``, ``timeout``, ...)."""
 
 
 def _read_reply(message: Any, requested_model: str) -> _Reply | str:
@@ -189,6 +201,9 @@ def _read_reply(message: Any, requested_model: str) -> _Reply | str:
     content = getattr(message, "content", None)
     if not isinstance(content, list):
         return f"response content is not a list of blocks: {content!r:.80}"
+    problem = content_problem(content)
+    if problem is not None:
+        return problem
     raw_usage = getattr(message, "usage", None)
     if raw_usage is None:
         return "response carries no usage block, so it cannot be accounted for"
@@ -211,7 +226,8 @@ class ModelClient:
                  sleep: Callable[[float], None] = time.sleep,
                  random: Callable[[], float] = _random.random,
                  clock: Callable[[], float] = time.monotonic,
-                 local_failure: LocalFailure | None = None) -> None:
+                 local_failure: LocalFailure | None = None,
+                 guard: CostGuard | None = None) -> None:
         if config.backend == "reference" and not config.base_url:
             raise BackendConfigError("the reference backend needs the base_url of a running "
                                      "ReferenceBackend")
@@ -230,6 +246,9 @@ class ModelClient:
         self._final_statuses = self._caps.final_statuses if self._caps else frozenset()
         self._sleep, self._random, self._clock = sleep, random, clock
         self._local_failure = local_failure
+        self._guard = guard
+        #: Error bodies may echo the key: every message leaving the client passes through it.
+        self._redact = redactor_for(config.api_key)
         self._lock = threading.Lock()
         self._sdk_client: anthropic.Anthropic | None = None
 
@@ -259,15 +278,22 @@ class ModelClient:
             return self._sdk_client
 
     def _send(self, stage: str, question_id: str | None,
-              request: Callable[[anthropic.Anthropic], _T]) -> tuple[_T, float]:
-        """Run ``request`` under our retry policy; return its result and its own latency."""
+              request: Callable[[anthropic.Anthropic], _T],
+              ) -> tuple[_T, float, tuple[str, ...]]:
+        """Run ``request`` under our retry policy; return its result, its own latency and
+        the failures retried before it."""
         policy = self.config.retry_policy
         sdk = self._sdk()  # built first: importing the SDK is no part of any call's latency
         spent = 0.0
+        retried: list[str] = []
         for attempt in range(1, policy.max_attempts + 1):
             started = self._clock()
             try:
-                return request(sdk), max(0.0, self._clock() - started)
+                result = request(sdk)
+                error = body_error(result)
+                if error is not None:
+                    raise error
+                return result, max(0.0, self._clock() - started), tuple(retried)
             except Exception as exc:
                 failure = _classify(exc, self.config.timeout_s, self._local_failure)
                 if failure is None:
@@ -280,7 +306,9 @@ class ModelClient:
                 reason = (policy.give_up(attempt, spent + delay, failure.message)
                           if failure.retryable else failure.message)
                 if reason is not None:
-                    raise ModelCallError(stage, question_id, failure.status, reason) from exc
+                    raise ModelCallError(stage, question_id, failure.status,
+                                         self._redact(reason)) from None
+                retried.append(failure.label)
             self._sleep(delay)
             spent += delay
         raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
@@ -289,21 +317,26 @@ class ModelClient:
                 **params: Any) -> tuple[_Reply, float]:
         if self._caps is not None:
             params = adapt_request(params, self._caps)
-        message, latency = self._send(
+        if self._guard is not None:
+            self._guard.before(stage, model, params)
+        message, latency, retried = self._send(
             stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
         reply = _read_reply(message, model)
         if isinstance(reply, str):
-            raise ModelCallError(stage, question_id, None, reply)
-        return reply, latency
+            raise ModelCallError(stage, question_id, None, self._redact(reply))
+        return dataclasses.replace(reply, retries=retried), latency
 
     def _record(self, stage: str, reply: _Reply, latency: float, question_id: str | None, *,
                 valid: bool = True, raw_output: str | None = None,
                 tool_results: Sequence[ToolEvent] = ()) -> None:
-        self.ledger.record(Call(stage=stage, model=reply.model, usage=reply.usage,
-                                latency_s=latency, backend=self._backend_label,
-                                question_id=question_id, valid=valid, server=self._server_kind,
-                                unreported=reply.unreported, raw_output=raw_output,
-                                tool_results=tuple(tool_results)))
+        call = Call(stage=stage, model=reply.model, usage=reply.usage, latency_s=latency,
+                    backend=self._backend_label, question_id=question_id, valid=valid,
+                    server=self._server_kind, unreported=reply.unreported,
+                    raw_output=None if raw_output is None else self._redact(raw_output),
+                    retries=reply.retries, tool_results=tuple(tool_results))
+        self.ledger.record(call)
+        if self._guard is not None:
+            self._guard.after(call)
 
     def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],
                  messages: Sequence[Mapping[str, object]], max_tokens: int,
@@ -395,7 +428,7 @@ class ModelClient:
         params: dict[str, Any] = {"system": _system(system), "messages": _messages(messages)}
         if self._caps is not None:
             params = adapt_request(params, self._caps)  # counted as it would be sent
-        counted, _ = self._send("count_tokens", None, lambda sdk: sdk.messages.count_tokens(
+        counted, _, _ = self._send("count_tokens", None, lambda sdk: sdk.messages.count_tokens(
             model=model, **params))
         tokens = getattr(counted, "input_tokens", None)
         if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:

@@ -14,7 +14,7 @@ USAGE_FIELDS = (
 
 _CALL_FIELDS = frozenset(
     {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid", "server",
-     "unreported", "raw_output", "tool_results"})
+     "unreported", "raw_output", "retries", "tool_results"})
 #: Usage fields a server may leave out of its responses.
 _OPTIONAL_USAGE = frozenset({"cache_creation_input_tokens", "cache_read_input_tokens"})
 
@@ -45,35 +45,52 @@ class Usage:
     cache_read_input_tokens: int = 0
     """Input read from the prompt cache."""
     output_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    """The part of the cache write with the 1-hour TTL (``cache_creation.
+    ephemeral_1h_input_tokens``), priced at its own rate; the rest has the 5-minute TTL."""
 
     def __post_init__(self) -> None:
-        for name in USAGE_FIELDS:
+        for name in (*USAGE_FIELDS, "cache_write_1h_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise LedgerFormatError(f"usage field {name!r} must be a non-negative "
                                         f"integer, got {value!r}")
+        if self.cache_write_1h_tokens > self.cache_creation_input_tokens:
+            raise LedgerFormatError(f"usage: {self.cache_write_1h_tokens} 1-hour cache write "
+                                    f"tokens exceed the {self.cache_creation_input_tokens} "
+                                    f"cache write tokens they are part of")
 
     def __add__(self, other: Usage) -> Usage:
         """Return the field-wise sum of two usages."""
         if not isinstance(other, Usage):
             return NotImplemented
-        return Usage(*(getattr(self, n) + getattr(other, n) for n in USAGE_FIELDS))
+        return Usage(*(getattr(self, n) + getattr(other, n)
+                       for n in (*USAGE_FIELDS, "cache_write_1h_tokens")))
 
     @property
     def footprint(self) -> int:
         """All input attended: uncached input + cache write + cache read."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
-    def to_dict(self) -> dict[str, int]:
-        """Return the four counts under their Messages API names."""
-        return {name: getattr(self, name) for name in USAGE_FIELDS}
+    def to_dict(self) -> dict[str, object]:
+        """Return the four counts under their Messages API names (and, when there were any,
+        the 1-hour cache writes as the API nests them)."""
+        found: dict[str, object] = {name: getattr(self, name) for name in USAGE_FIELDS}
+        if self.cache_write_1h_tokens:
+            found["cache_creation"] = {"ephemeral_1h_input_tokens": self.cache_write_1h_tokens}
+        return found
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Usage:
-        """Read the four counts; None or absent means 0, other keys (SDK extras) are ignored."""
+        """Read the four counts and ``cache_creation.ephemeral_1h_input_tokens``; None or
+        absent means 0, other keys (SDK extras) are ignored."""
         if not isinstance(data, Mapping):
             raise LedgerFormatError(f"usage must be a mapping, got {type(data).__name__}")
-        return cls(*(_count(data, name) for name in USAGE_FIELDS))
+        nested = data.get("cache_creation")
+        one_hour = (_count(nested, "ephemeral_1h_input_tokens")
+                    if isinstance(nested, Mapping) else 0)
+        counts = {name: _count(data, name) for name in USAGE_FIELDS}
+        return cls(**counts, cache_write_1h_tokens=one_hour)
 
 
 def sum_usage(usages: Iterable[Usage]) -> Usage:
@@ -144,6 +161,8 @@ class Call:
     """Usage fields the response left out: their zeros in ``usage`` were not measured."""
     raw_output: str | None = None
     """What the model sent when a structured output was invalid, kept as it came."""
+    retries: tuple[str, ...] = ()
+    """The failures retried before the call got its answer (``HTTP 429``, ``timeout``, ...)."""
     tool_results: tuple[ToolEvent, ...] = ()
     """The tool results this call's request carried (a turn of a tool-using conversation)."""
 
@@ -163,6 +182,10 @@ class Call:
         if not isinstance(self.unreported, tuple) or not set(self.unreported) <= _OPTIONAL_USAGE:
             raise LedgerFormatError(f"call field 'unreported' must list cache usage fields, "
                                     f"got {self.unreported!r}")
+        if not isinstance(self.retries, tuple) or not all(isinstance(r, str)
+                                                          for r in self.retries):
+            raise LedgerFormatError(f"call field 'retries' must be a tuple of failure names, "
+                                    f"got {self.retries!r}")
         if self.raw_output is not None and not isinstance(self.raw_output, str):
             raise LedgerFormatError(f"call field 'raw_output' must be None or a string, "
                                     f"got {self.raw_output!r}")
@@ -186,6 +209,8 @@ class Call:
             found["unreported"] = list(self.unreported)
         if self.raw_output is not None:
             found["raw_output"] = self.raw_output
+        if self.retries:
+            found["retries"] = list(self.retries)
         if self.tool_results:
             found["tool_results"] = [event.to_dict() for event in self.tool_results]
         return found
@@ -214,6 +239,10 @@ class Call:
         raw = data.get("raw_output")
         if raw is not None and not isinstance(raw, str):
             raise LedgerFormatError(f"call field 'raw_output' must be a string, got {raw!r}")
+        retries = data.get("retries", [])
+        if not isinstance(retries, list) or not all(isinstance(r, str) for r in retries):
+            raise LedgerFormatError(f"call field 'retries' must be a list of failure names, "
+                                    f"got {retries!r}")
         events = data.get("tool_results", [])
         if not isinstance(events, list):
             raise LedgerFormatError(f"call field 'tool_results' must be a list, got {events!r}")
@@ -223,7 +252,8 @@ class Call:
             backend=str(_text(data, "backend")),
             question_id=_text(data, "question_id", optional=True), valid=valid,
             server=_text(data, "server", optional=True), unreported=tuple(unreported),
-            raw_output=raw, tool_results=tuple(ToolEvent.from_dict(event) for event in events),
+            raw_output=raw, retries=tuple(retries),
+            tool_results=tuple(ToolEvent.from_dict(event) for event in events),
         )
 
 

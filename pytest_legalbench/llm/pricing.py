@@ -23,6 +23,10 @@ from pytest_legalbench.llm.ledger import Call, Usage
 TOKENS_PER_PRICE_UNIT = 1_000_000
 
 PRICE_FIELDS = ("input", "cache_write", "cache_read", "output")
+#: A card's optional price: 1-hour cache writes (without it, twice the input price, the
+#: Messages API's rate for them).
+ONE_HOUR_WRITE = "cache_write_1h"
+_ONE_HOUR_FACTOR = Decimal(2)
 _CARD_FIELDS = frozenset({"name", "version", "currency", "description", "prices", "models"})
 
 # Wide enough that products of realistic token counts and card prices never round; if one
@@ -47,12 +51,23 @@ class Prices:
     cache_write: Decimal
     cache_read: Decimal
     output: Decimal
+    cache_write_1h: Decimal | None = None
+    """1-hour cache writes; None: twice ``input``."""
 
     def __post_init__(self) -> None:
-        for name in PRICE_FIELDS:
+        for name in (*PRICE_FIELDS, ONE_HOUR_WRITE):
             value = getattr(self, name)
+            if name == ONE_HOUR_WRITE and value is None:
+                continue
             if not isinstance(value, Decimal) or not value.is_finite() or value < 0:
                 raise ValueError(f"price {name!r} must be a finite Decimal >= 0, got {value!r}")
+
+    @property
+    def one_hour_write(self) -> Decimal:
+        """The price of 1-hour cache writes."""
+        if self.cache_write_1h is not None:
+            return self.cache_write_1h
+        return _EXACT.multiply(self.input, _ONE_HOUR_FACTOR)
 
 
 @dataclass(frozen=True)
@@ -122,9 +137,11 @@ def _dollars(tokens: int, per_million: Decimal) -> Decimal:
 def price(usage: Usage, card: PriceCard, model: str) -> Cost:
     """Return the exact dollar cost of ``usage`` on ``model`` at ``card``'s prices."""
     prices = card.prices_for(model)
+    five_minute = usage.cache_creation_input_tokens - usage.cache_write_1h_tokens
     return Cost(
         input=_dollars(usage.input_tokens, prices.input),
-        cache_write=_dollars(usage.cache_creation_input_tokens, prices.cache_write),
+        cache_write=_EXACT.add(_dollars(five_minute, prices.cache_write),
+                               _dollars(usage.cache_write_1h_tokens, prices.one_hour_write)),
         cache_read=_dollars(usage.cache_read_input_tokens, prices.cache_read),
         output=_dollars(usage.output_tokens, prices.output),
     )
@@ -160,14 +177,18 @@ def _text_field(path: Path, data: Mapping[str, object], name: str) -> str:
 def _price_fields(path: Path, where: str, data: object, base: Prices | None) -> Prices:
     if not isinstance(data, Mapping):
         raise PriceCardError(path, where, "must be an object of prices per million tokens")
-    unknown = sorted(set(data) - set(PRICE_FIELDS))
+    unknown = sorted(set(data) - {*PRICE_FIELDS, ONE_HOUR_WRITE})
     if unknown:
         raise PriceCardError(path, f"{where}.{unknown[0]}",
-                             f"unknown field (expected {', '.join(PRICE_FIELDS)})")
-    values: dict[str, Decimal] = {}
-    for name in PRICE_FIELDS:
+                             f"unknown field (expected {', '.join(PRICE_FIELDS)} or "
+                             f"{ONE_HOUR_WRITE})")
+    values: dict[str, Decimal | None] = {}
+    for name in (*PRICE_FIELDS, ONE_HOUR_WRITE):
         field = f"{where}.{name}"
         if name not in data:
+            if name == ONE_HOUR_WRITE:
+                values[name] = base.cache_write_1h if base is not None else None
+                continue
             if base is None:
                 raise PriceCardError(path, field, "missing price")
             values[name] = getattr(base, name)
@@ -178,7 +199,7 @@ def _price_fields(path: Path, where: str, data: object, base: Prices | None) -> 
         if not isinstance(amount, Decimal) or not amount.is_finite() or amount < 0:
             raise PriceCardError(path, field, f"must be a finite number >= 0, got {value!r}")
         values[name] = amount
-    return Prices(**values)
+    return Prices(**values)  # type: ignore[arg-type]
 
 
 def parse_price_card(text: str, path: Path) -> PriceCard:

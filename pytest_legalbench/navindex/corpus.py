@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from pytest_legalbench.files.build_lock import build_lock
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.build import build_corpus, builder_fingerprint
 from pytest_legalbench.navindex.node import DocumentIndex
@@ -29,20 +30,40 @@ def build_indexes(documents: Sequence[Document], *, cache_dir: Path | None,
         for d in documents
     }
     found: dict[str, DocumentIndex] = {}
+    _read_cached(cache, keys, documents, found)
+    missing = [d for d in documents if d.doc_id not in found]
+    if missing:
+        with build_lock(cache.folder, progress) as waited:
+            if waited:
+                # Another process built while this one waited: take what it stored.
+                _read_cached(cache, keys, missing, found)
+                before, missing = len(missing), [d for d in documents if d.doc_id not in found]
+                if progress is not None:
+                    progress(f"{before - len(missing)} indexes built by another process")
+            _build_missing(missing, by_id, keys, cache, found, progress)
+    elif progress is not None:
+        progress(f"all {len(documents)} indexes found in the cache")
+    return tuple(found[d.doc_id] for d in documents)
+
+
+def _read_cached(cache: IndexCache, keys: Mapping[str, str], documents: Sequence[Document],
+                 found: dict[str, DocumentIndex]) -> None:
     for document in documents:
         cached = cache.get(keys[document.doc_id])
         if cached is not None:
             found[document.doc_id] = cached
-    missing = [d for d in documents if d.doc_id not in found]
-    if missing:
-        # An amendment is linked against its base, so the base is parsed alongside it.
-        needed = {d.doc_id: d for d in missing}
-        for document in missing:
-            needed.update({p: by_id[p] for p in document.amends if p in by_id})
-        for built in build_corpus(list(needed.values()), progress=progress):
-            if built.doc_id in keys and built.doc_id not in found:
-                cache.put(keys[built.doc_id], built)
-                found[built.doc_id] = built
-    elif progress is not None:
-        progress(f"all {len(documents)} indexes found in the cache")
-    return tuple(found[d.doc_id] for d in documents)
+
+
+def _build_missing(missing: Sequence[Document], by_id: Mapping[str, Document],
+                   keys: Mapping[str, str], cache: IndexCache,
+                   found: dict[str, DocumentIndex], progress: Progress | None) -> None:
+    if not missing:
+        return
+    # An amendment is linked against its base, so the base is parsed alongside it.
+    needed = {d.doc_id: d for d in missing}
+    for document in missing:
+        needed.update({p: by_id[p] for p in document.amends if p in by_id})
+    for built in build_corpus(list(needed.values()), progress=progress):
+        if built.doc_id in keys and built.doc_id not in found:
+            cache.put(keys[built.doc_id], built)
+            found[built.doc_id] = built

@@ -10,6 +10,7 @@ from itertools import groupby
 from operator import itemgetter
 
 from pytest_legalbench.navindex.defined_terms import find_inline_definitions
+from pytest_legalbench.navindex.first_occurrence import first_occurrences
 
 ELLIPSIS = "…"
 
@@ -59,6 +60,8 @@ def _roman(number: int) -> str:
 
 
 _INNER_WORDS = frozenset({"of", "for"})
+#: Ties of up to this many terms are placed by one substring search each.
+_SEARCHES_PER_TIE = 64
 # Clause labels ("(iii)", "(xiv)") are no keywords; real words like "mix" or "civil" stay.
 _NOT_KEYWORDS = STOP_WORDS | {_roman(n) for n in range(1, 60)}
 
@@ -171,13 +174,23 @@ def keywords(
         found = lowered_haystack.find(term)
         return found if found >= 0 else len(lowered_haystack)
 
+    def first_seen_all(terms: list[str]) -> dict[str, int]:
+        # One pass for a large tie (thousands of defined terms in one long node), one search
+        # per term otherwise; the same positions either way.
+        if len(terms) <= _SEARCHES_PER_TIE:
+            return {term: first_seen(term) for term in terms}
+        where = first_occurrences(terms, lowered_haystack)
+        return {t: where.get(t, 0) if where.get(t, 0) >= 0 else len(lowered_haystack)
+                for t in terms}
+
     chosen: list[str] = []
     in_phrases: set[str] = set()
     for _, group in groupby(scores.most_common(), key=itemgetter(1)):
         terms = [term for term, _ in group]
         # Phrases and defined terms were counted apart from the words, so place them by search.
         if placed.intersection(terms):
-            terms.sort(key=first_seen)
+            positions = first_seen_all(terms)
+            terms.sort(key=positions.__getitem__)
         for term in terms:
             # A single word inside a chosen phrase adds nothing; a phrase displaces its words.
             if " " in term:

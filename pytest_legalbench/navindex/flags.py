@@ -8,9 +8,12 @@ from functools import lru_cache
 
 from pytest_legalbench.navindex.defined_terms import defines_term
 from pytest_legalbench.navindex.node import Flags
+from pytest_legalbench.navindex.trie_pattern import trie_pattern
 
 
-@dataclass(frozen=True)
+# eq=False: cues are told apart by identity, so hashing one is O(1); hashing its triggers
+# made building a scanner quadratic in the number of party names a document gives.
+@dataclass(frozen=True, eq=False)
 class _Cue:
     """Literal trigger words for one flag and the exact pattern that confirms a trigger."""
 
@@ -45,30 +48,6 @@ class _Cue:
         return self.exact.search(text, max(at - self.before, 0), end) is not None
 
 
-_Trie = dict[str, "_Trie"]
-
-
-def _trie_pattern(literals: set[str]) -> str:
-    """An alternation of ``literals`` factored into a trie, so each position tries few branches."""
-    trie: _Trie = {}
-    for literal in literals:
-        node = trie
-        for char in literal:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def emit(node: _Trie) -> str:
-        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        if "" in node:
-            # A literal ends here and longer ones go on: the continuation is optional as a whole.
-            return "(?:" + "|".join(branches) + ")?"
-        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-    return emit(trie)
-
-
 #: From this length on, per-trigger substring search beats one regex pass (measured on CUAD).
 _SUBSTRING_SEARCH_CHARS = 2000
 
@@ -90,14 +69,18 @@ class _Scanner:
             for trigger in cue.triggers:
                 owners.setdefault(trigger, []).append(cue)
         # The trie reports the longest literal at a position, so a literal that extends another
-        # must also answer for the shorter one's cues.
+        # must also answer for the shorter one's cues. Only the lengths of actual triggers are
+        # tried: every prefix of a long literal (a party name read from a one-line document)
+        # would cost time quadratic in its length.
+        lengths = sorted({len(literal) for literal in owners})
         self._cues = {
             literal: tuple(dict.fromkeys(
-                cue for end in range(1, len(literal) + 1) for cue in owners.get(literal[:end], ())
+                cue for end in lengths if end <= len(literal)
+                for cue in owners.get(literal[:end], ())
             ))
             for literal in owners
         }
-        self._trigger = re.compile(_trie_pattern(set(owners)))
+        self._trigger = re.compile(trie_pattern(set(owners)))
 
     def scan(self, text: str, found: set[str]) -> set[str]:
         """Add to ``found`` the flags whose cues fire on ``text``; flags already there are settled."""

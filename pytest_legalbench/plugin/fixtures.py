@@ -17,9 +17,10 @@ from pytest_legalbench.plugin.settings import Settings
 
 if TYPE_CHECKING:
     from pytest_legalbench.ingest.document import Document
+    from pytest_legalbench.llm.cost_guard import CostGuard
     from pytest_legalbench.navindex.node import DocumentIndex
     from pytest_legalbench.run.benchmark import Benchmark
-    from pytest_legalbench.run.items import Case
+    from pytest_legalbench.run.items import Case, InvalidQuestion
     from pytest_legalbench.run.protocol import Record
 
 
@@ -32,21 +33,19 @@ def legalbench_settings(pytestconfig: pytest.Config) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def legalbench_documents(legalbench_settings: Settings) -> tuple[Document, ...]:
+def legalbench_documents(pytestconfig: pytest.Config,
+                         legalbench_settings: Settings) -> tuple[Document, ...]:
     """The documents of the selected profile, read from the corpus folder (or those of the
     ``--legalbench-docs`` folder)."""
     from pytest_legalbench.ingest.document import CorpusError
-    from pytest_legalbench.ingest.selection import Selection, load_documents
+    from pytest_legalbench.plugin.preflight_hooks import session_documents
 
-    docs = legalbench_settings.docs_dir
-    selection = (Selection(profile=None, docs=docs) if docs is not None
-                 else Selection(profile=legalbench_settings.profile))
     try:
-        return load_documents(selection,
-                              corpus_dir=legalbench_settings.corpus_dir,
-                              cache_dir=legalbench_settings.cache_dir)
+        return session_documents(pytestconfig, legalbench_settings)
     except CorpusError as error:
-        pytest.fail(f"legalbench corpus: {error}", pytrace=False)
+        problem = f"legalbench corpus: {error}"
+    # Failed outside the handler: inside it, pytest would print the CorpusError again.
+    pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -73,6 +72,7 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     from pytest_legalbench.llm.cassettes import CassettePlan, cassette_miss, new_recorder
     from pytest_legalbench.llm.client import ModelClient, resolve_backend
     from pytest_legalbench.llm.ledger import Ledger
+    from pytest_legalbench.llm.redaction import redactor_for
     from pytest_legalbench.run.backend import open_backend
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.gandr import GandrItems, GandrItemSettings
@@ -85,13 +85,20 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     retrieval = settings.mode_settings
     plan = None
     if not disable_recording:
-        recorder = new_recorder()
+        recorder = new_recorder(redactor_for(config.api_key))
         # A conftest's pytest_recording_configure (custom matchers, persisters) sees ours too.
         pytestconfig.hook.pytest_recording_configure(config=pytestconfig, vcr=recorder)
         plan = CassettePlan(root=pytestconfig.rootpath / "cassettes", backend=config.backend,
                             record_mode=record_mode, recorder=recorder)
-    with open_backend(config, retrieval.context_window, settings.server_kind) as live, \
-            ModelClient(live, Ledger(), local_failure=cassette_miss) as client:
+    faults = None
+    if settings.faults is not None:
+        from pytest_legalbench.reference_backend.faults import parse_faults
+
+        faults = parse_faults(settings.faults)
+    with open_backend(config, retrieval.context_window, settings.server_kind,
+                      faults) as live, \
+            ModelClient(live, Ledger(), local_failure=cassette_miss,
+                        guard=_cost_guard(pytestconfig, settings)) as client:
         yield Benchmark([
             QaRunner(legalbench_documents, legalbench_index, client,
                      QaSettings(answer_model=settings.answer_model,
@@ -107,26 +114,73 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
                        cassettes=plan)], client)
 
 
+def _cost_guard(config: pytest.Config, settings: Settings) -> CostGuard | None:
+    """The run's spending limit, shared by its processes through the run folder."""
+    if settings.max_cost is None:
+        return None
+    from pytest_legalbench.llm.cost_guard import CostGuard, SpendMeter
+    from pytest_legalbench.llm.pricing import load_price_card
+    from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
+
+    journal = config.stash.get(JOURNAL_KEY, None)
+    meter = SpendMeter(journal.folder / f".spend-{journal.run}" if journal else None)
+    return CostGuard(settings.max_cost, load_price_card(), meter)
+
+
 @pytest.fixture
-def legalbench_item(request: pytest.FixtureRequest, legalbench_case: Case,
-                    legalbench_runner: Benchmark) -> Record:
-    """Run this item (its question under its mode) and attach its record to the report."""
+def legalbench_item(request: pytest.FixtureRequest,
+                    legalbench_case: Case | InvalidQuestion) -> Record:
+    """Run this item (its question under its mode), journal its record and attach it to the
+    report; an item a resumed run already finished is taken from the journal instead, and an
+    invalid question file (--legalbench-skip-invalid) errors with what is wrong with it."""
     from pathlib import Path
 
     from pytest_legalbench.llm.cassettes import CassetteError
     from pytest_legalbench.llm.client import ModelCallError
+    from pytest_legalbench.llm.cost_guard import CostLimitReached
     from pytest_legalbench.modes.base import ModeUnavailable
+    from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
+    from pytest_legalbench.run.items import InvalidQuestion as Invalid
     from pytest_legalbench.run.protocol import RECORD_PROPERTY, envelope
+    from pytest_legalbench.run.stored_records import record_of
 
+    if isinstance(legalbench_case, Invalid):
+        pytest.fail("invalid question file, not run:\n" + "\n".join(legalbench_case.problems),
+                    pytrace=False)
+    journal = request.config.stash.get(JOURNAL_KEY, None)
+    stored = journal.resumed.get(legalbench_case.id) if journal is not None else None
+    if stored is not None:
+        product, record = record_of(stored)
+        request.node.user_properties.append((RECORD_PROPERTY, envelope(product, record)))
+        return record
+    # Asked for here, not as a parameter: a resumed run whose items are all journaled
+    # builds no corpus, index or model client.
+    runner: Benchmark = request.getfixturevalue("legalbench_runner")
     try:
-        product, record = legalbench_runner.run(legalbench_case,
-                                                group=Path(str(request.path)).stem)
+        product, record = runner.run(legalbench_case, group=Path(str(request.path)).stem)
     except ModeUnavailable as error:
+        if journal is not None:
+            journal.skipped(legalbench_case.id, error.reason)
         pytest.skip(f"{error.mode}: {error.reason}")
+    except CostLimitReached as error:
+        # Not a failure: the run ends here as asked, its journal and summary kept.
+        if journal is not None:
+            journal.stopped(str(error))
+        request.session.shouldstop = str(error)
+        pytest.skip(str(error))
     except (CassetteError, ModelCallError) as error:
-        # The message names the cassette or the call; a traceback through vcr adds nothing.
-        pytest.fail(f"{legalbench_case.id}: {error}", pytrace=False)
+        problem: str | None = f"{legalbench_case.id}: {error}"
+    else:
+        problem = None
+    if problem is not None:
+        # The message names the cassette or the call: failed outside the handler, so pytest
+        # prints it once, with no traceback through vcr and no chained exception.
+        pytest.fail(problem, pytrace=False)
+    wrapped = envelope(product, record)
+    if journal is not None:
+        # Before the report: a run killed after this line keeps the item.
+        journal.finished(legalbench_case.id, wrapped)
     # A loss under --legalbench-fail-on-loss fails the call phase (plugin.hooks), so the
     # record still reaches the summary.
-    request.node.user_properties.append((RECORD_PROPERTY, envelope(product, record)))
+    request.node.user_properties.append((RECORD_PROPERTY, wrapped))
     return record

@@ -15,6 +15,8 @@ import pytest
 
 from pytest_legalbench.ingest.manifest import available_profiles
 from pytest_legalbench.llm.client import BackendConfigError, resolve_backend
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
+from pytest_legalbench.plugin.preflight_hooks import check_report_folder, checked_cases
 from pytest_legalbench.plugin.settings import (
     OPTIONS,
     RETRIEVAL_OPTIONS,
@@ -23,7 +25,8 @@ from pytest_legalbench.plugin.settings import (
     resolve_settings,
 )
 
-pytest_plugins = ("pytest_legalbench.plugin.fixtures",)
+pytest_plugins = ("pytest_legalbench.plugin.fixtures", "pytest_legalbench.plugin.journal_hooks",
+                  "pytest_legalbench.plugin.preflight_hooks")
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
@@ -87,7 +90,13 @@ def pytest_configure(config: pytest.Config) -> None:
         resolve_backend(settings.backend, os.environ)
     except (SettingsError, BackendConfigError) as error:
         raise pytest.UsageError(str(error)) from None
+    if settings.faults is not None and not config.getoption("disable_recording", False):
+        raise pytest.UsageError("--legalbench-faults needs --disable-recording: a recorded "
+                                "fault would be replayed in every later run")
+    if not hasattr(config, "workerinput"):
+        check_report_folder(settings)
     config.stash[SETTINGS_KEY] = settings
+    config.stash[JOURNAL_KEY] = open_journal(config, settings)
     config.stash[RECORDS_KEY] = []
     config.pluginmanager.register(RecordCollector(config), "legalbench-records")
     for kind in KIND_MARKERS:
@@ -103,24 +112,18 @@ def area_marker(practice_area: str) -> str:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if CASE_FIXTURE not in metafunc.fixturenames:
         return
-    from pytest_legalbench.ingest.questions import QuestionFileError
-    from pytest_legalbench.run.items import benchmark_cases
-
     settings = metafunc.config.stash[SETTINGS_KEY]
-    try:
-        cases = benchmark_cases(settings.profile, settings.modes, settings.questions_dir)
-    except QuestionFileError as error:
-        # A collection error naming the file and field, without a traceback into our code.
-        raise pytest.Collector.CollectError(f"legalbench question set: {error}") from None
+    cases, invalid = checked_cases(metafunc.config, settings)
     for area in sorted({area_marker(c.question.practice_area) for c in cases}):
         # Practice areas come from the question files, so their markers are registered here.
         metafunc.config.addinivalue_line("markers", f"{area}: a question of that practice area")
     metafunc.parametrize(
         CASE_FIXTURE,
-        [pytest.param(case, id=case.id,
-                      marks=[getattr(pytest.mark, case.question.kind),
-                             getattr(pytest.mark, area_marker(case.question.practice_area))])
-         for case in cases])
+        [*(pytest.param(case, id=case.id,
+                        marks=[getattr(pytest.mark, case.question.kind),
+                               getattr(pytest.mark, area_marker(case.question.practice_area))])
+           for case in cases),
+         *(pytest.param(bad, id=bad.id) for bad in invalid)])
 
 
 class RecordCollector:
@@ -176,14 +179,22 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workerinput"):
         return
     records = config.stash.get(RECORDS_KEY, [])
-    if not records:
+    journal = config.stash.get(JOURNAL_KEY, None)
+    progress = journal.progress() if journal is not None else None
+    if not records and (progress is None or not progress.partial):
         return
     from pytest_legalbench.run.session_end import SessionEnd, finish_session
 
     settings = config.stash[SETTINGS_KEY]
-    end = SessionEnd(report_dir=settings.report_dir, base_url=settings.base_url,
+    report_dir = settings.report_dir or (journal.folder if journal and journal.report else None)
+    end = SessionEnd(report_dir=report_dir, base_url=settings.base_url,
                      answer_model=settings.answer_model, profile=settings.profile,
                      corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir,
-                     questions_dir=settings.questions_dir, judge=settings.judge)
-    for line in finish_session(records, end):
+                     questions_dir=settings.questions_dir, judge=settings.judge,
+                     progress=progress)
+    lines = finish_session(records, end) if records else ["", f"legalbench: {end.partial}"]
+    if journal is not None and end.partial:
+        lines.append(f"run journal: {journal.journal} (run the rest with "
+                     f"--legalbench-resume {journal.folder})")
+    for line in lines:
         terminalreporter.write_line(line)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from pytest_legalbench.defaults import (
@@ -99,6 +100,13 @@ OPTIONS = (
            "folder for results.json, report.md, verdicts.csv, cost.png, recall_payload.png "
            "and report.html, one self-contained page of the summary and every item (GANDR: "
            "gandr-results.json and its audit traces, gandr-traces/*.jsonl)"),
+    Option("faults", "--legalbench-faults", "LEGALBENCH_FAULTS",
+           "faults the reference backend injects, as KIND:RATE,... (kinds: 429, 529, 500, "
+           "timeout, reset, short, malformed, bad-text, bad-block; seed:N, max:N, "
+           "stall:SECONDS), e.g. 429:0.2,529:0.1,timeout:0.05; needs --disable-recording"),
+    Option("max_cost", "--legalbench-max-cost", "LEGALBENCH_MAX_COST",
+           "dollars the run may spend at the price card's rates: it stops cleanly before a "
+           "call that could take it past them (summary and journal kept)"),
     Option("repeats", "--legalbench-repeats", "LEGALBENCH_REPEATS",
            f"seeded repeats per item of the GANDR systems, for Stable & Correct@k. "
            f"Default: {DEFAULT_REPEATS}"),
@@ -171,6 +179,10 @@ class Settings:
     """``NAME=VALUE`` changes to the GANDR settings (``gandr.settings.GandrSettings``)."""
     mode_settings: ModeSettings = field(default_factory=ModeSettings)
     """The retrieval settings every mode of the session is built with."""
+    faults: str | None = None
+    """The reference backend's fault spec (``reference_backend.faults``); None: no faults."""
+    max_cost: Decimal | None = None
+    """Dollars the run may spend (``llm.cost_guard``); None: no limit."""
 
     def to_dict(self) -> dict[str, object]:
         """Plain builtins, so the settings can travel to xdist workers or into a report."""
@@ -184,7 +196,8 @@ class Settings:
                 "report_dir": str(self.report_dir) if self.report_dir else None,
                 "questions_dir": str(self.questions_dir) if self.questions_dir else None,
                 "modes": list(self.modes), "fail_on_loss": self.fail_on_loss,
-                "repeats": self.repeats, "gandr": list(self.gandr),
+                "repeats": self.repeats, "gandr": list(self.gandr), "faults": self.faults,
+                "max_cost": None if self.max_cost is None else str(self.max_cost),
                 "mode_settings": {f.name: getattr(self.mode_settings, f.name)
                                   for f in fields(self.mode_settings)}}
 
@@ -285,6 +298,17 @@ def resolve_settings(
         raise SettingsError("--legalbench-docs needs --legalbench-questions: a folder of "
                             "questions about those documents")
     answer_model = chosen["answer_model"] or DEFAULT_ANSWER_MODEL
+    faults = chosen["faults"]
+    if faults is not None:
+        from pytest_legalbench.reference_backend.faults import FaultSpecError, parse_faults
+
+        try:
+            parse_faults(faults)
+        except FaultSpecError as error:
+            raise SettingsError(f"--legalbench-faults: {error}") from None
+        if backend not in (None, "reference"):
+            raise SettingsError("--legalbench-faults: faults are injected by the reference "
+                                "backend only")
     return Settings(
         profile=profile, docs_dir=docs, corpus_dir=resolve_corpus_dir(chosen["corpus_dir"]),
         cache_dir=resolve_cache_dir(chosen["cache_dir"]), backend=backend,
@@ -292,7 +316,7 @@ def resolve_settings(
         judge_model=chosen["judge_model"] or DEFAULT_JUDGE_MODEL, judge=judge,
         report_dir=report, questions_dir=questions, modes=resolve_modes(modes),
         fail_on_loss=fail_on_loss, repeats=_repeats(chosen["repeats"]),
-        gandr=_gandr(gandr),
+        gandr=_gandr(gandr), faults=faults, max_cost=_dollars(chosen["max_cost"]),
         mode_settings=resolve_mode_settings(cli, ini, env, answer_model=answer_model))
 
 
@@ -324,6 +348,19 @@ def _count(shown: str, value: str) -> int:
     if number < 1:
         raise SettingsError(f"{shown}={value!r}: expected a whole number of at least 1")
     return number
+
+
+def _dollars(value: str | None) -> Decimal | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        amount = Decimal(value.strip().removeprefix("$"))
+    except InvalidOperation:
+        amount = Decimal(-1)
+    if not amount.is_finite() or amount <= 0:
+        raise SettingsError(f"--legalbench-max-cost={value!r}: expected a positive number of "
+                            f"dollars, e.g. 5 or 0.50")
+    return amount
 
 
 def _repeats(value: str | None) -> int:

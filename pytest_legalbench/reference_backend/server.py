@@ -7,6 +7,8 @@ worker thread open and ``stop()`` always finishes promptly.
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +17,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from pytest_legalbench.reference_backend.cache import PromptCache
+from pytest_legalbench.reference_backend.faults import FaultLog, FaultPlan
 from pytest_legalbench.reference_backend.identity import BACKEND_HEADER, REFERENCE_MODEL
 from pytest_legalbench.reference_backend.responder import request_digest, respond
 from pytest_legalbench.reference_backend.wire import (
@@ -41,10 +44,13 @@ class ReferenceBackend:
     """A deterministic, model-free Messages API server on 127.0.0.1 (a context manager)."""
 
     def __init__(self, context_window: int = 200_000, cache_ttl_s: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 faults: FaultPlan | None = None) -> None:
         if context_window < 1:
             raise ValueError(f"context_window must be at least 1, got {context_window}")
         self.context_window = context_window
+        self.faults = FaultLog(faults) if faults is not None else None
+        """The faults injected so far, when a fault plan was given."""
         self.cache = PromptCache(cache_ttl_s, clock)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -136,6 +142,12 @@ class _Handler(BaseHTTPRequestHandler):
         if length is None:
             return
         body = self.rfile.read(length)
+        faults = self.server.backend.faults
+        if faults is not None and path == _MESSAGES:
+            fault = faults.next_fault(path, body)
+            if fault is not None:
+                self._inject(fault, faults.plan)
+                return
         try:
             status, payload = self.server.backend.handle(path, body)
         except Exception as error:  # noqa: BLE001 (a response, never a stack trace)
@@ -177,13 +189,48 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             length -= len(chunk)
 
-    def _send(self, status: int, payload: dict[str, object]) -> None:
+    def _inject(self, fault: str, plan: FaultPlan) -> None:
+        """Answer with ``fault`` instead of the request's answer (``faults.FAULT_KINDS``)."""
+        said = f"injected fault ({fault})"
+        if fault == "429":
+            self._send(429, error_body("rate_limit_error", said),
+                       {"retry-after-ms": "10", "retry-after": "1"})
+        elif fault == "529":
+            self._send(529, error_body("overloaded_error", said))
+        elif fault == "500":
+            self._send(500, error_body("api_error", said))
+        elif fault == "malformed":
+            self._send(200, error_body("overloaded_error", said))
+        elif fault in ("bad-text", "bad-block"):
+            block = ({"type": "text", "text": 404} if fault == "bad-text"
+                     else {"type": "hologram", "data": said})
+            self._send(200, message_body(message_id="msg_ref_fault", model=REFERENCE_MODEL,
+                                         content=[block], stop_reason="end_turn",
+                                         usage={"input_tokens": 1, "output_tokens": 1}))
+        elif fault == "short":
+            data = json.dumps(error_body("api_error", said)).encode("utf-8")
+            self.send_response_only(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(2 * len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        elif fault == "timeout":
+            time.sleep(plan.stall_s)  # the client gave up long before: nothing is sent
+        else:  # reset: an RST instead of an answer
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+        self.close_connection = True
+
+    def _send(self, status: int, payload: dict[str, object],
+              headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         # No Date or Server header: the same request gets the same bytes.
         self.send_response_only(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.send_header(BACKEND_HEADER, "reference")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 

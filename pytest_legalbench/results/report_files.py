@@ -21,7 +21,7 @@ from pytest_legalbench.results.provision_table import Excerpts, ProvisionPlace
 from pytest_legalbench.results.recall_chart import RECALL_CHART_FILE, draw_recall_chart
 from pytest_legalbench.results.record_order import is_paired, ordered
 from pytest_legalbench.results.results_file import RESULTS_FILE, StoredRun, results_json
-from pytest_legalbench.results.run_header import UNKNOWN, CorpusIdentity, RunHeader
+from pytest_legalbench.results.run_header import PARTIAL_NOTE, UNKNOWN, CorpusIdentity, RunHeader
 from pytest_legalbench.results.verdict_split import audit_flag, split_verdicts
 from pytest_legalbench.results.verdicts_file import VERDICTS_FILE, verdicts_csv
 
@@ -101,9 +101,10 @@ def _summary_lines(value: object, depth: int = 0) -> list[str]:
 
 
 def _report_markdown(records: Sequence[ItemRecord], summary: Mapping[str, object], backend: str,
-                     models: Mapping[str, str], card: PriceCard) -> str:
+                     models: Mapping[str, str], card: PriceCard, partial: str = "") -> str:
     named = ", ".join(f"{role} `{model}`" for role, model in models.items()) or _NONE
-    lines = [f"# legalbench report: backend `{backend}`, models {named}", "",
+    title = f"legalbench report ({partial})" if partial else "legalbench report"
+    lines = [f"# {title}: backend `{backend}`, models {named}", "",
              f"Costs at price card {card.label}; judge calls are not counted in either arm.",
              ("Key facts: required facts found / required; a control question should be "
               "declined. Audit: a tie whose answers differ on key facts, or a win of an "
@@ -180,7 +181,8 @@ def write_report(folder: Path, *, records: Sequence[ItemRecord], summary: Serial
                                         COST_CHART_FILE, RECALL_CHART_FILE)]
     # results.json first: it holds everything, so it survives a failure in a later file.
     write_text_atomic(paths[0], results_json(run))
-    write_text_atomic(paths[1], _report_markdown(found, plain, backend, models, card))
+    partial = next((note for note in run.header.notes if note.startswith(PARTIAL_NOTE)), "")
+    write_text_atomic(paths[1], _report_markdown(found, plain, backend, models, card, partial))
     write_text_atomic(paths[2], verdicts_csv(found))
     write_bytes_atomic(paths[3], draw_cost_chart(cumulative_costs(found, card), card))
     write_bytes_atomic(paths[4], draw_recall_chart(found))

@@ -16,6 +16,8 @@ from typing import Any
 
 #: What a field of a header read from an older file holds.
 UNKNOWN = "unknown"
+#: How the header note of a partial run begins (``partial: 20 of 34 items``).
+PARTIAL_NOTE = "partial: "
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,11 @@ class RunHeader:
     package_version: str
     notes: tuple[str, ...] = field(default=())
     """Caveats a reader needs (the reference backend is not a language model, ...)."""
+
+    @property
+    def partial(self) -> bool:
+        """Whether the run this header opens stopped before every item finished."""
+        return any(note.startswith(PARTIAL_NOTE) for note in self.notes)
 
     def to_dict(self) -> dict[str, object]:
         """The header as plain builtins."""

@@ -23,6 +23,19 @@ class Case:
         return f"{self.question.id}-{self.mode}"
 
 
+@dataclass(frozen=True)
+class InvalidQuestion:
+    """A question file the run could not use, with what is wrong with it (file:line: what)."""
+
+    path: str
+    problems: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        """The error item's id, ``invalid-<file name>``."""
+        return f"invalid-{Path(self.path).stem}"
+
+
 def benchmark_cases(profile: str, modes: Sequence[str],
                     folder: Path | None = None) -> list[Case]:
     """One case per question and mode, questions in id order, modes in the order given;

@@ -5,15 +5,18 @@ finisher takes its own."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_legalbench import __version__
+from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.results_file import StoredRun, read_run
+from pytest_legalbench.results.retry_lines import retry_lines
 from pytest_legalbench.results.run_header import (
     UNKNOWN,
     CorpusIdentity,
@@ -22,7 +25,9 @@ from pytest_legalbench.results.run_header import (
     report_date,
     sorted_modes,
 )
+from pytest_legalbench.run.progress import Progress
 from pytest_legalbench.run.protocol import unwrap
+from pytest_legalbench.run.run_folder import PARTIAL_FOLDER
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,13 @@ class SessionEnd:
     """None: the profile's packaged question set."""
     judge: str = ""
     """The judging protocol asked for."""
+    progress: Progress | None = None
+    """How much of the run finished; None when nothing says (taken as whole)."""
+
+    @property
+    def partial(self) -> str:
+        """``partial: N of M items`` for a run that did not finish, else ``""``."""
+        return self.progress.label if self.progress is not None else ""
 
 
 @dataclass
@@ -69,6 +81,7 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
     card = load_price_card()
     lines: list[str] = []
     parts = _Parts()
+    end = dataclasses.replace(end, report_dir=_report_folder(end))
     for product, finish in _FINISHERS.items():
         if by_product.get(product):
             lines += finish(by_product[product], end, card, parts)
@@ -78,6 +91,27 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
         page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
         lines.append(f"report: {page} (one page, open it in a browser)")
     return lines
+
+
+def _report_folder(end: SessionEnd) -> Path | None:
+    """Where the report goes: a partial run never replaces a whole run's report, it goes
+    into the ``partial/`` folder beside it instead."""
+    folder = end.report_dir
+    if folder is None or not end.partial:
+        return folder
+    if (folder / "gandr-results.json").is_file():
+        return folder / PARTIAL_FOLDER  # GANDR's results file does not say whether it is whole
+    if not (folder / "results.json").is_file():
+        return folder
+    try:
+        whole = not read_run(folder / "results.json").header.partial
+    except (OSError, ValueError, KeyError, TypeError):
+        whole = False  # an unreadable results.json is no report worth keeping
+    return folder / PARTIAL_FOLDER if whole else folder
+
+
+def _title(title: str, end: SessionEnd) -> str:
+    return f"{title} ({end.partial})" if end.partial else title
 
 
 _REFERENCE_NOTE = ("(reference backend: a deterministic extractive answerer and key-fact "
@@ -93,10 +127,11 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     backend = _backend(records)
     models = _models(records, end.answer_model)
     summary = summarise(records, card, backend=backend, models=models)
-    lines = ["", "legalbench summary", *summary_lines(summary)]
+    lines = ["", _title("legalbench summary", end), *summary_lines(summary)]
     lines.extend(_server_lines({c.server for r in records
                                 for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)
                                 if c.server}))
+    lines.extend(retry_lines(_distinct_calls(records)))
     if backend == "reference":
         lines.append(_REFERENCE_NOTE)
     if end.report_dir is not None:
@@ -109,7 +144,8 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
             modes=sorted_modes(r.mode for r in records), judge=end.judge or UNKNOWN,
             questions=str(end.questions_dir) if end.questions_dir else "packaged",
             date=report_date(), package_version=__version__,
-            notes=(_REFERENCE_NOTE.strip("()"),) if backend == "reference" else ())
+            notes=(*((end.partial,) if end.partial else ()),
+                   *((_REFERENCE_NOTE.strip("()"),) if backend == "reference" else ())))
         provisions = provision_table(records, texts)
         written = write_report(end.report_dir, records=records, summary=summary,
                                backend=backend, models=models, card=card, header=header,
@@ -148,10 +184,11 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     summary = summarise_gandr(records, card)
     calls = all_calls(records)
     backends = sorted({c.backend for c in calls})
-    lines = ["", "legalbench GANDR summary", *gandr_lines(summary)]
+    lines = ["", _title("legalbench GANDR summary", end), *gandr_lines(summary)]
     if any(b != "reference" for b in backends):
         lines.append(f"backend {' + '.join(backends)}")
     lines.extend(cache_accounting_lines(unreported_usage(calls)))
+    lines.extend(retry_lines(calls))
     if "reference" in backends:
         lines.append("(reference backend: every role (drafter, audit, rubric, critic, judges) "
                      "is played by deterministic rules, not a language model; seeds vary its "
@@ -190,6 +227,14 @@ def _sampling_note(base_url: str | None, servers: set[str]) -> str:
                 f"the {', '.join(seedless)} reads none from /v1/messages, so its own --seed "
                 f"applies to every call)")
     return f"(temperatures and seeds were sent in the request body to {base_url})"
+
+
+def _distinct_calls(records: Sequence[ItemRecord]) -> list[Call]:
+    """Every call of the records once: inject's answer is shared by each mode's record of
+    its question."""
+    inject = {r.question_id: r.inject_calls for r in records}
+    return [*(c for calls in inject.values() for c in calls),
+            *(c for r in records for c in (*r.mode_calls, *r.judge_calls))]
 
 
 def _backend(records: Sequence[ItemRecord]) -> str:

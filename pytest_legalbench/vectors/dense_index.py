@@ -10,6 +10,7 @@ than once per ancestor.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from pytest_legalbench.files.build_lock import build_lock
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.vectors.embedding import (
     POOLING_SIGNATURE,
@@ -130,6 +132,28 @@ class DenseIndex:
                 if cached is not None:
                     found[number] = cached
         missing = [n for n, group in enumerate(groups) if group and n not in found]
+        with contextlib.ExitStack() as held:
+            if cache is not None and missing and held.enter_context(
+                    build_lock(cache.folder / embedder.digest, progress)):
+                # Another process embedded while this one waited: take what it stored.
+                for number in missing:
+                    cached = cache.get(embedder.digest, digests[number], len(groups[number]))
+                    if cached is not None:
+                        found[number] = cached
+                missing = [n for n in missing if n not in found]
+            cls._embed_missing(embedder, groups, missing, digests, found, cache, progress, what)
+        labels = tuple(piece.label for group in groups for piece in group)
+        parts = [found[n].vectors for n in sorted(found)]
+        vectors = (np.concatenate(parts).astype(np.float32) if parts
+                   else np.zeros((0, 1), dtype=np.float32))
+        return cls(embedder, labels, vectors, sum(e.windowed for e in found.values()),
+                   len(found) - len(missing))
+
+    @classmethod
+    def _embed_missing(cls, embedder: Embedder, groups: Sequence[Group], missing: list[int],
+                       digests: Sequence[str], found: dict[int, EmbeddedTexts],
+                       cache: VectorCache | None, progress: Callable[[str], None] | None,
+                       what: str) -> None:
         done = 0
         for batch in _batches(missing, groups):
             # Embedded a batch of documents at a time, each stored as soon as it is done, so
@@ -143,12 +167,6 @@ class DenseIndex:
             done += len(batch)
             if progress is not None:
                 progress(f"embedded {done}/{len(missing)} documents ({what})")
-        labels = tuple(piece.label for group in groups for piece in group)
-        parts = [found[n].vectors for n in sorted(found)]
-        vectors = (np.concatenate(parts).astype(np.float32) if parts
-                   else np.zeros((0, 1), dtype=np.float32))
-        return cls(embedder, labels, vectors, sum(e.windowed for e in found.values()),
-                   len(found) - len(missing))
 
     @staticmethod
     def _embed(embedder: Embedder, groups: Sequence[Group],

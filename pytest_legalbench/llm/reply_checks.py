@@ -1,0 +1,58 @@
+"""What a 200 response must be before its content is used: a message, not an error object,
+whose every content block is of a known type and whose text blocks hold text.
+
+A 200 carrying an overload or server error is a failure worth retrying (a proxy answered for
+a server that was busy); a message with malformed content is never read as an empty answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+#: Content block types a Messages API response may carry.
+KNOWN_BLOCK_TYPES = frozenset({"text", "tool_use", "thinking", "redacted_thinking",
+                               "server_tool_use", "web_search_tool_result"})
+#: Error types in a 200 body that another attempt may not meet.
+RETRYABLE_BODY_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error",
+                                   "timeout_error"})
+
+
+class ErrorBody(Exception):
+    """A 2xx response whose body is an error object."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(f"a 200 response carried an error object ({error_type}): {message}")
+        self.error_type = error_type
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the error is one another attempt may not meet."""
+        return self.error_type in RETRYABLE_BODY_ERRORS
+
+
+def _field(value: Any, name: str) -> Any:
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+
+def body_error(message: Any) -> ErrorBody | None:
+    """The error a 200 body carries instead of a message, or None."""
+    if _field(message, "type") != "error":
+        return None
+    error = _field(message, "error")
+    kind, text = _field(error, "type"), _field(error, "message")
+    return ErrorBody(kind if isinstance(kind, str) else "unknown error",
+                     text if isinstance(text, str) else repr(error)[:200])
+
+
+def content_problem(content: Sequence[Any]) -> str | None:
+    """What is wrong with a message's content blocks, or None when every one is sound."""
+    for number, block in enumerate(content):
+        kind = _field(block, "type")
+        if kind not in KNOWN_BLOCK_TYPES:
+            return f"response content block {number} is of unknown type {kind!r}"
+        text = _field(block, "text")
+        if kind == "text" and not isinstance(text, str):
+            return (f"response content block {number} is a text block whose text is "
+                    f"{text!r:.40} ({type(text).__name__}), not a string")
+    return None

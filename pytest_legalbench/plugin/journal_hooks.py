@@ -1,0 +1,88 @@
+"""The run journal's wiring: ``--legalbench-resume``, the run opened at startup and handed to
+xdist workers, and the items each collecting process plans. Journal logic lives in
+``run.journal_session``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_legalbench.plugin.settings import Settings
+
+if TYPE_CHECKING:
+    from pytest_legalbench.run.journal_session import JournalSession
+
+JOURNAL_KEY = pytest.StashKey["JournalSession"]()
+#: The ``workerinput`` key an xdist worker finds its run under.
+WORKER_INPUT = "legalbench_journal"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("legalbench")
+    group.addoption("--legalbench-resume", dest="legalbench_resume", default=None,
+                    metavar="DIR",
+                    help="resume the run whose journal is in DIR (a report folder, or the run "
+                         "folder an interrupted run printed): items it finished under the same "
+                         "settings are not run again")
+
+
+def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
+    """The session's run journal: joined on an xdist worker, opened (or resumed) elsewhere."""
+    from pytest_legalbench.run.journal import JournalError
+    from pytest_legalbench.run.journal_session import join_run, open_run
+    from pytest_legalbench.run.run_folder import run_place
+
+    given = getattr(config, "workerinput", {}).get(WORKER_INPUT)
+    if given is not None:
+        return join_run(given)
+    resume = config.getoption("legalbench_resume")
+    place = run_place(report_dir=settings.report_dir,
+                      resume_dir=Path(resume).expanduser() if resume else None,
+                      cache_dir=settings.cache_dir)
+    try:
+        return open_run(place, _fingerprint(settings), report=settings.report_dir is not None)
+    except (JournalError, OSError) as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _fingerprint(settings: Settings) -> Any:
+    import dataclasses
+
+    from pytest_legalbench.files.locations import manifests_dir, prompts_dir, question_sets_dir
+    from pytest_legalbench.llm.backend import resolve_backend
+    from pytest_legalbench.run.fingerprint import run_fingerprint
+
+    backend = resolve_backend(settings.backend, os.environ)
+    base_url = settings.base_url or backend.base_url
+    return run_fingerprint(
+        modes=settings.modes,
+        models={"answer": settings.answer_model, "judge": settings.judge_model},
+        backend=backend.backend + (f" at {base_url}" if base_url else ""),
+        judge=settings.judge, retrieval=dataclasses.asdict(settings.mode_settings),
+        gandr=settings.gandr, repeats=settings.repeats, prompts=prompts_dir(),
+        corpus=settings.docs_dir or manifests_dir() / f"{settings.profile}.yaml",
+        questions=settings.questions_dir or question_sets_dir() / settings.profile)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    journal = node.config.stash.get(JOURNAL_KEY, None)
+    if journal is not None:
+        node.workerinput[WORKER_INPUT] = journal.to_dict()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    from pytest_legalbench.run.items import Case
+
+    journal = session.config.stash.get(JOURNAL_KEY, None)
+    if journal is None or session.config.option.collectonly:
+        return
+    # A benchmark item is one parametrised with a Case (``plugin.hooks``).
+    ids = [param.id for item in session.items
+           if isinstance(item, pytest.Function) and hasattr(item, "callspec")
+           for param in item.callspec.params.values() if isinstance(param, Case)]
+    if ids:
+        journal.begin(ids)

@@ -1,0 +1,139 @@
+"""One process's view of a run's journal: opening (or resuming) it, writing each finished
+item, and, at the end, how much of the run finished.
+
+The controlling process opens the run (``open_run``); every process, xdist workers included,
+then joins it with the token, fingerprint and folder it was given (``join_run``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_legalbench.run.fingerprint import Fingerprint
+from pytest_legalbench.run.journal import (
+    JOURNAL_FILE,
+    ItemEntry,
+    JournalError,
+    JournalWriter,
+    StartEntry,
+    item_line,
+    plan_line,
+    read_journal,
+    start_line,
+    stop_line,
+)
+from pytest_legalbench.run.progress import Progress
+from pytest_legalbench.run.run_folder import RunPlace, set_aside
+
+#: Held while a process begins the run, so exactly one writes its start.
+_LOCK_FILE = ".journal.lock"
+
+
+@dataclass(frozen=True)
+class JournalSession:
+    """A run's journal as one process writes it. Nothing is written until a process that
+    collected benchmark items begins the run (``begin``), so sessions without benchmark items
+    leave no run folder behind."""
+
+    folder: Path
+    run: str
+    """This run's token (a resumed run gets a new one)."""
+    fingerprint: Mapping[str, str]
+    digest: str
+    """The settings fingerprint's digest every record is written under."""
+    fresh: bool = True
+    """A new run: an earlier journal in its folder is set aside when it begins."""
+    report: bool = False
+    """Whether the run writes its report into its own folder."""
+    resumed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Item id to the record envelope an earlier run under the same settings left."""
+
+    @property
+    def journal(self) -> Path:
+        """The journal file."""
+        return self.folder / JOURNAL_FILE
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain builtins for an xdist worker (the records of a resume are read there again)."""
+        return {"folder": str(self.folder), "run": self.run,
+                "fingerprint": dict(self.fingerprint), "digest": self.digest,
+                "fresh": self.fresh, "report": self.report}
+
+    def begin(self, items: Sequence[str]) -> None:
+        """Note the items this process collected; the first process to begin a run writes its
+        start (after setting an earlier journal aside, for a fresh run)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / _LOCK_FILE, "a", encoding="utf-8") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            if not any(s.run == self.run for s in read_journal(self.journal).starts):
+                if self.fresh:
+                    set_aside(self.journal)
+                JournalWriter(self.journal).append(start_line(StartEntry(
+                    self.run, dict(self.fingerprint), self.digest, self.report)))
+            JournalWriter(self.journal).append(plan_line(self.run, items))
+
+    def finished(self, item: str, envelope: Mapping[str, Any]) -> None:
+        """Write one finished item's record envelope (fsync'd before returning)."""
+        JournalWriter(self.journal).append(
+            item_line(ItemEntry(self.run, item, self.digest, envelope)))
+
+    def skipped(self, item: str, reason: str) -> None:
+        """Write that an item was skipped (it finished, with no record)."""
+        JournalWriter(self.journal).append(
+            item_line(ItemEntry(self.run, item, self.digest, None, reason)))
+
+    def stopped(self, reason: str) -> None:
+        """Write that the run stopped itself early (the cost limit), and why."""
+        JournalWriter(self.journal).append(stop_line(self.run, reason))
+
+    def progress(self) -> Progress | None:
+        """Items finished of the items this run planned; None when it planned none."""
+        contents = read_journal(self.journal)
+        planned = contents.plans.get(self.run)
+        if not planned:
+            return None
+        done = contents.finished(self.run, self.digest) & planned
+        return Progress(len(done), len(planned), contents.stops.get(self.run))
+
+
+def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool) -> JournalSession:
+    """A new run's session, or, resuming, the earlier run's settings checked and its records
+    taken; JournalError when they differ. Writes nothing."""
+    run = uuid.uuid4().hex[:12]
+    if not place.resumed:
+        return JournalSession(place.folder, run, dict(fingerprint.parts), fingerprint.digest,
+                              fresh=True, report=report)
+    journal = place.journal
+    if not journal.is_file():
+        raise JournalError(f"--legalbench-resume {place.folder}: no {journal.name} there "
+                           f"(give the report folder, or the run folder an interrupted run "
+                           f"printed)")
+    contents = read_journal(journal)
+    if not contents.starts:
+        raise JournalError(f"{journal}: holds no run start, so it cannot be resumed")
+    last = contents.starts[-1]
+    if last.digest != fingerprint.digest:
+        changed = "; ".join(fingerprint.differences(last.fingerprint))
+        raise JournalError(f"--legalbench-resume {place.folder}: that run used other settings "
+                           f"({changed}); resume with the same settings, or start a new run "
+                           f"without --legalbench-resume")
+    return JournalSession(place.folder, run, dict(fingerprint.parts), fingerprint.digest,
+                          fresh=False, report=report or last.report,
+                          resumed=contents.records(fingerprint.digest))
+
+
+def join_run(given: Mapping[str, Any]) -> JournalSession:
+    """A worker's session of the run its controller opened (``JournalSession.to_dict``)."""
+    folder = Path(str(given["folder"]))
+    digest = str(given["digest"])
+    fresh = bool(given.get("fresh", True))
+    resumed = {} if fresh else read_journal(folder / JOURNAL_FILE).records(digest)
+    return JournalSession(folder, str(given["run"]),
+                          {str(k): str(v) for k, v in dict(given["fingerprint"]).items()},
+                          digest, fresh=fresh, report=bool(given.get("report")),
+                          resumed=resumed)
