@@ -102,7 +102,8 @@ def test_a_second_build_reads_the_cache_and_counts_windowed_nodes(
     first = navembed.build("embed", corpus, ModeSettings(), None)
     assert corpus.cache_dir is not None
     entries = sorted((corpus.cache_dir / "embeddings").rglob("*"))
-    assert {p.suffix for p in entries if p.is_file()} == {".npy", ".json"}
+    # The build lock (files.build_lock) sits beside the entries.
+    assert {p.suffix for p in entries if p.is_file()} == {".npy", ".json", ".lock"}
 
     def refuse(self: Embedder, pieces: object) -> object:
         raise AssertionError("the model was asked to embed despite a warm cache")
