@@ -11,6 +11,7 @@ than once per ancestor.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,7 +161,9 @@ class DenseIndex:
                        digests: Sequence[str], found: dict[int, EmbeddedTexts],
                        cache: VectorCache | None, progress: Callable[[str], None] | None,
                        what: str) -> None:
-        done = 0
+        done = pieces = 0
+        total = sum(len(groups[n]) for n in missing)
+        started = time.monotonic()
         for batch in _batches(missing, groups):
             # Embedded a batch of documents at a time, each stored as soon as it is done, so
             # an interrupted build of a large corpus keeps what it finished.
@@ -171,8 +174,10 @@ class DenseIndex:
                               model=str(embedder.folder),
                               labels=tuple(p.label for p in groups[number]))
             done += len(batch)
+            pieces += sum(len(groups[n]) for n in batch)
             if progress is not None:
-                progress(f"embedded {done}/{len(missing)} documents ({what})")
+                progress(f"embedded {done}/{len(missing)} documents ({what})"
+                         + _pace(pieces, total, time.monotonic() - started))
 
     @staticmethod
     def _embed(embedder: Embedder, groups: Sequence[Group],
@@ -200,6 +205,15 @@ class DenseIndex:
             return np.zeros(0, dtype=np.float64)
         scores: NDArray[np.float64] = self.vectors.astype(np.float64) @ query.astype(np.float64)
         return np.round(scores, SCORE_PRECISION)
+
+
+def _pace(done: int, total: int, seconds: float) -> str:
+    """The rate so far and the time left at that rate (empty when nothing is timed yet)."""
+    if seconds <= 0 or done <= 0:
+        return ""
+    rate = done / seconds
+    left = f", about {(total - done) / rate:.0f} s left" if done < total else ""
+    return f": {rate:.0f} texts/s{left}"
 
 
 def _read_record(record: VectorRecord, groups: Sequence[Group], digests: Sequence[str],
