@@ -118,3 +118,17 @@ def test_a_second_build_reads_the_cache_and_counts_windowed_nodes(
                                       f"embedded in 256-token windows")
     # Only the long inspection section is over the window.
     assert again.windowed == 1
+
+
+def test_loading_the_model_draws_no_progress_bar(tmp_path: Path) -> None:
+    """transformers' "Loading weights" bar would pass through pytest's -q on stderr."""
+    import subprocess
+    import sys
+
+    script = ("from pytest_legalbench.vectors.embedding import Embedder, packaged_model_path\n"
+              "print(Embedder(packaged_model_path()).embed(['a clause']).vectors.shape)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(1, 384)"
+    assert "Loading weights" not in done.stderr and "it/s" not in done.stderr

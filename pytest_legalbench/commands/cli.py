@@ -20,6 +20,7 @@ from pytest_legalbench.commands import (
     query,
     report,
     spans,
+    vectors,
 )
 from pytest_legalbench.commands.common import Progress, UsageProblem
 from pytest_legalbench.ingest.document import CorpusError
@@ -31,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results,
-                    mcp, report, compare):
+                    mcp, report, compare, vectors):
         command.register(commands)
     return parser
 

@@ -263,7 +263,11 @@ class _AtomicPersister:
         if self.fresh or not path.exists():
             raise CassetteNotFoundError(cassette_path)
         try:
-            interactions = _check_shape(yaml.safe_load(path.read_text(encoding="utf-8")))
+            # libyaml's safe loader when built: the same data (checked on every committed
+            # cassette), read about 8x faster than the pure-Python one.
+            interactions = _check_shape(yaml.load(path.read_text(encoding="utf-8"),
+                                                  Loader=getattr(yaml, "CSafeLoader",
+                                                                 yaml.SafeLoader)))
         except (OSError, UnicodeDecodeError, yaml.YAMLError, _ShapeError) as error:
             raise CassetteError(f"cassette {path} cannot be read ({error}): "
                                 f"{_RERECORD_HINT}") from error

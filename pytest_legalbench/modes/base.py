@@ -133,6 +133,8 @@ class Corpus:
     cache_dir: Path | None = None
     progress: Callable[[str], None] | None = field(default=None, compare=False)
     """Where long builds (embedding a corpus) report how far they are."""
+    vector_record: Path | None = None
+    """The folder of recorded vectors read after the cache (``vectors.vector_record``)."""
 
     def __post_init__(self) -> None:
         doc_ids = [d.doc_id for d in self.documents]

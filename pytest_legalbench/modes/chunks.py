@@ -16,6 +16,7 @@ from pytest_legalbench.modes.base import Corpus, Provision, Retrieval, payload_t
 from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 from pytest_legalbench.vectors.dense_index import DenseIndex, flat_group
 from pytest_legalbench.vectors.embedding import Embedder
+from pytest_legalbench.vectors.query_vectors import QueryVectors
 from pytest_legalbench.vectors.ranking import ranked
 
 CHUNK_TOKENS = 512
@@ -69,7 +70,9 @@ class ChunksMode:
         self.chunks = tuple(chunk for chunks in by_document for chunk in chunks)
         groups = [flat_group([(c.node_id, c.text) for c in chunks]) for chunks in by_document]
         self.index = DenseIndex.build(embedder, groups, corpus.cache_dir,
-                                      progress=corpus.progress, what="chunks")
+                                      progress=corpus.progress, what="chunks",
+                                      record_dir=corpus.vector_record)
+        self.queries = QueryVectors(embedder, corpus.cache_dir, corpus.vector_record)
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """The ten chunks most similar to ``question``, most similar first."""
@@ -80,7 +83,7 @@ class ChunksMode:
 
     def ranking(self, question: str, limit: int) -> tuple[Provision, ...]:
         """The ``limit`` chunks most similar to ``question``, most similar first."""
-        scores = self.index.cosine(question)
+        scores = self.index.cosine(self.queries.vector(question))
         order = ranked([float(s) for s in scores], self.index.labels)[:limit]
         return tuple(self.chunks[i] for i in order)
 

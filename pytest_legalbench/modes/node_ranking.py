@@ -38,6 +38,7 @@ from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.dense_index import DenseIndex, Piece, subtree_group
 from pytest_legalbench.vectors.embedding import Embedder
 from pytest_legalbench.vectors.lexical_index import LexicalIndex
+from pytest_legalbench.vectors.query_vectors import QueryVectors
 from pytest_legalbench.vectors.ranking import RRF_K, SCORE_PRECISION, ranked
 
 #: Corpora up to this many documents are embedded whole when the mode is built.
@@ -84,7 +85,9 @@ class NodeRanking:
         self.settings = settings
         self.embedder = embedder
         self.cache_dir = corpus.cache_dir
+        self.record_dir = corpus.vector_record
         self.progress = corpus.progress
+        self.queries = QueryVectors(embedder, corpus.cache_dir, corpus.vector_record)
         self.context = UnitContext(corpus.indexes)
         self.by_id = self.context.by_id
         self.router = Router.of_corpus(corpus.indexes, corpus.documents)
@@ -116,7 +119,8 @@ class NodeRanking:
         if not missing:
             return
         built = DenseIndex.build(self.embedder, [self._groups[d] for d in missing],
-                                 self.cache_dir, progress=self.progress, what="units")
+                                 self.cache_dir, progress=self.progress, what="units",
+                                 record_dir=self.record_dir)
         if self.vectors is None:
             self.vectors = np.zeros((len(self.nodes), built.vectors.shape[1]), dtype=np.float32)
         row = 0
@@ -148,7 +152,7 @@ class NodeRanking:
         positions = [p for d in doc_ids for p in self.rows[d]]
         if not positions or self.vectors is None:
             return []
-        query = self.embedder.embed([question]).vectors[0].astype(np.float64)
+        query = self.queries.vector(question).astype(np.float64)
         scores = np.round(self.vectors[positions].astype(np.float64) @ query, SCORE_PRECISION)
         order = ranked([float(s) for s in scores], [self.labels[p] for p in positions])
         return [positions[i] for i in order]

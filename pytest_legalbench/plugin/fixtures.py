@@ -77,6 +77,7 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.gandr import GandrItems, GandrItemSettings
     from pytest_legalbench.run.qa import QaRunner, QaSettings
+    from pytest_legalbench.vectors.vector_record import VECTOR_RECORD_FOLDER
 
     settings = legalbench_settings
     config = resolve_backend(settings.backend, os.environ)
@@ -104,7 +105,8 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
                      QaSettings(answer_model=settings.answer_model,
                                 judge_model=settings.judge_model, judge=settings.judge,
                                 mode_settings=retrieval),
-                     cassettes=plan, cache_dir=settings.cache_dir),
+                     cassettes=plan, cache_dir=settings.cache_dir,
+                     vector_record=pytestconfig.rootpath / "cassettes" / VECTOR_RECORD_FOLDER),
             GandrItems(legalbench_index, client,
                        GandrItemSettings(answer_model=settings.answer_model,
                                          judge_model=settings.judge_model,

@@ -119,9 +119,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.config.addinivalue_line("markers", f"{area}: a question of that practice area")
     metafunc.parametrize(
         CASE_FIXTURE,
+        # xdist_group: under --dist loadgroup a question's items share a worker, so inject
+        # answers it once there.
         [*(pytest.param(case, id=case.id,
                         marks=[getattr(pytest.mark, case.question.kind),
-                               getattr(pytest.mark, area_marker(case.question.practice_area))])
+                               getattr(pytest.mark, area_marker(case.question.practice_area)),
+                               pytest.mark.xdist_group(case.question.id)])
            for case in cases),
          *(pytest.param(bad, id=bad.id) for bad in invalid)])
 

@@ -65,8 +65,10 @@ class QaRunner:
 
     def __init__(self, documents: Sequence[Document], indexes: Sequence[DocumentIndex],
                  client: ModelClient, settings: QaSettings, *,
-                 cassettes: CassettePlan | None = None, cache_dir: Path | None = None) -> None:
-        self.corpus = Corpus(tuple(documents), tuple(indexes), cache_dir)
+                 cassettes: CassettePlan | None = None, cache_dir: Path | None = None,
+                 vector_record: Path | None = None) -> None:
+        self.corpus = Corpus(tuple(documents), tuple(indexes), cache_dir,
+                             vector_record=vector_record)
         self.client = client
         self.settings = settings
         self.cassettes = cassettes

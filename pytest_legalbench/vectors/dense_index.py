@@ -11,6 +11,7 @@ than once per ancestor.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from pytest_legalbench.vectors.embedding import (
 )
 from pytest_legalbench.vectors.ranking import SCORE_PRECISION
 from pytest_legalbench.vectors.vector_cache import VectorCache
+from pytest_legalbench.vectors.vector_record import VectorRecord
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,8 @@ def subtree_group(nodes: Sequence[Node]) -> list[Piece]:
     return pieces
 
 
-def _digest(group: Group) -> str:
+def group_digest(group: Group) -> str:
+    """The content key of one group's vectors (in the cache and the vector record)."""
     # Labels and nesting are part of what the vectors mean, not only the words.
     parts = [f"{p.label}\0{','.join(p.children)}\0{p.own_text}" for p in group]
     return text_digest(parts, salt=POOLING_SIGNATURE)
@@ -116,21 +119,25 @@ class DenseIndex:
     windowed: int
     """How many own texts were longer than the model's window (embedded in windows)."""
     groups_cached: int
-    """How many groups were read from the cache rather than embedded."""
+    """How many groups were read from the cache or the vector record rather than embedded."""
 
     @classmethod
     def build(cls, embedder: Embedder, groups: Sequence[Group], cache_dir: Path | None, *,
               progress: Callable[[str], None] | None = None, what: str = "texts",
-              ) -> DenseIndex:
-        """Embed every group's pieces, reading and filling the cache when one is given."""
+              record_dir: Path | None = None) -> DenseIndex:
+        """Embed every group's pieces, reading and filling the cache when one is given, and
+        reading the vector record in ``record_dir`` (never written here) after the cache."""
         cache = VectorCache(cache_dir) if cache_dir is not None else None
         found: dict[int, EmbeddedTexts] = {}
-        digests = [_digest(group) for group in groups]
+        digests = [group_digest(group) for group in groups]
         if cache is not None:
             for number, (group, digest) in enumerate(zip(groups, digests)):
                 cached = cache.get(embedder.digest, digest, len(group)) if group else None
                 if cached is not None:
                     found[number] = cached
+        if record_dir is not None:
+            _read_record(VectorRecord(record_dir, embedder.digest), groups, digests, found,
+                         progress, what)
         missing = [n for n, group in enumerate(groups) if group and n not in found]
         with contextlib.ExitStack() as held:
             if cache_dir is not None and cache is not None and missing and held.enter_context(
@@ -155,7 +162,9 @@ class DenseIndex:
                        digests: Sequence[str], found: dict[int, EmbeddedTexts],
                        cache: VectorCache | None, progress: Callable[[str], None] | None,
                        what: str) -> None:
-        done = 0
+        done = pieces = 0
+        total = sum(len(groups[n]) for n in missing)
+        started = time.monotonic()
         for batch in _batches(missing, groups):
             # Embedded a batch of documents at a time, each stored as soon as it is done, so
             # an interrupted build of a large corpus keeps what it finished.
@@ -166,8 +175,10 @@ class DenseIndex:
                               model=str(embedder.folder),
                               labels=tuple(p.label for p in groups[number]))
             done += len(batch)
+            pieces += sum(len(groups[n]) for n in batch)
             if progress is not None:
-                progress(f"embedded {done}/{len(missing)} documents ({what})")
+                progress(f"embedded {done}/{len(missing)} documents ({what})"
+                         + _pace(pieces, total, time.monotonic() - started))
 
     @staticmethod
     def _embed(embedder: Embedder, groups: Sequence[Group],
@@ -188,10 +199,38 @@ class DenseIndex:
         return {number: EmbeddedTexts(_pool(group, own[g], weights[g]), windowed[g])
                 for g, (number, group) in enumerate(zip(numbers, groups))}
 
-    def cosine(self, question: str) -> NDArray[np.float64]:
-        """Cosine of ``question`` against every row, rounded to the fixed precision."""
+    def cosine(self, query: NDArray[np.float32]) -> NDArray[np.float64]:
+        """Cosine of the unit vector ``query`` against every row, rounded to the fixed
+        precision."""
         if not self.labels:
             return np.zeros(0, dtype=np.float64)
-        query = self.embedder.embed([question]).vectors[0]
         scores: NDArray[np.float64] = self.vectors.astype(np.float64) @ query.astype(np.float64)
         return np.round(scores, SCORE_PRECISION)
+
+
+def _pace(done: int, total: int, seconds: float) -> str:
+    """The rate so far and the time left at that rate (empty when nothing is timed yet)."""
+    if seconds <= 0 or done <= 0:
+        return ""
+    rate = done / seconds
+    left = f", about {(total - done) / rate:.0f} s left" if done < total else ""
+    return f": {rate:.0f} texts/s{left}"
+
+
+def _read_record(record: VectorRecord, groups: Sequence[Group], digests: Sequence[str],
+                 found: dict[int, EmbeddedTexts], progress: Callable[[str], None] | None,
+                 what: str) -> None:
+    """Take from ``record`` the groups the cache lacks; say when it lacks some of them
+    (their texts, or the model, differ from when it was recorded)."""
+    wanted = [n for n, group in enumerate(groups) if group and n not in found]
+    if not wanted or not record.entries():
+        return
+    for number in wanted:
+        recorded = record.get(digests[number], len(groups[number]))
+        if recorded is not None:
+            found[number] = recorded
+    changed = sum(n not in found for n in wanted)
+    if progress is not None:
+        progress(f"{len(wanted) - changed} documents' {what} vectors from the record "
+                 f"{record.path.name}" + (f"; {changed} changed since it was recorded, "
+                                          f"embedding them" if changed else ""))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,7 +133,11 @@ class Embedder:
         return int(model.max_seq_length) - specials
 
     def max_seq_length(self) -> int:
-        """The model's window in tokens, special tokens included."""
+        """The model's window in tokens, special tokens included (read from the folder's
+        configuration when it states it, so a replay from stored vectors loads no model)."""
+        configured = configured_max_seq_length(self.folder)
+        if configured is not None:
+            return configured
         model: Any = self._model()
         return int(model.max_seq_length)
 
@@ -206,6 +211,23 @@ class Embedder:
             list(pieces), batch_size=_BATCH_SIZE, convert_to_numpy=True,
             normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(raw, dtype=np.float32)
+
+
+def configured_max_seq_length(folder: Path) -> int | None:
+    """The window sentence-transformers gives the model in ``folder``, from its
+    ``sentence_bert_config.json``; None when the file does not state one."""
+    try:
+        stated = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = stated.get("max_seq_length") if isinstance(stated, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None
+
+
+def query_digest(question: str) -> str:
+    """The content key of one question's vector (apart from any document text's)."""
+    return text_digest(["query", question], salt=POOLING_SIGNATURE)
 
 
 def unit(vector: NDArray[np.float32]) -> NDArray[np.float32]:

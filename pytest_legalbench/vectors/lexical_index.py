@@ -8,6 +8,7 @@ rank_bm25's ``BM25Okapi`` scores, computed as a sparse product (``vectors.bm25``
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -29,6 +30,9 @@ def tokenise(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 
 
+# Memoised: a corpus repeats a few thousand words hundreds of thousands of times, and the
+# suffix walk was most of a BM25 build (the stem of a word never changes).
+@functools.lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
     """A crude English stem, so that "mature", "matures" and "maturity" meet ("matur")."""
     if word.isdigit():

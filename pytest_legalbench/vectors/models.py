@@ -47,7 +47,11 @@ def load_model(kind: Kind, folder: Path) -> Any:
                 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             # Imported here: torch and transformers load only when a model is needed.
             from sentence_transformers import CrossEncoder, SentenceTransformer
+            from transformers.utils import logging as transformers_logging
 
+            # transformers draws a "Loading weights" bar on stderr that pytest's -q cannot
+            # hold back; a local load of a small model takes well under a second, so no bar.
+            transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             build = SentenceTransformer if kind == "sentence" else CrossEncoder
             try:
                 _LOADED.models[key] = build(str(folder), device="cpu", local_files_only=True)

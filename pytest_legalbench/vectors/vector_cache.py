@@ -60,6 +60,19 @@ class VectorCache:
             return None
         return EmbeddedTexts(vectors, int(manifest["windowed"]))
 
+    def entries(self, model_digest: str) -> dict[str, EmbeddedTexts]:
+        """Every readable entry of one model, by content digest."""
+        found: dict[str, EmbeddedTexts] = {}
+        for manifest in sorted((self.folder / model_digest).glob("*.json")):
+            try:
+                count = int(json.loads(manifest.read_text(encoding="utf-8"))["count"])
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            entry = self.get(model_digest, manifest.stem, count)
+            if entry is not None:
+                found[manifest.stem] = entry
+        return found
+
     def put(self, model_digest: str, content_digest: str, embedded: EmbeddedTexts, *,
             model: str, labels: tuple[str, ...]) -> None:
         """Store ``embedded``; ``labels`` name the texts (node ids) for a reader of the cache."""

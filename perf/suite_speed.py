@@ -1,0 +1,122 @@
+"""How long the replayed benchmark takes in pytest: cold (an empty cache folder) and warm, at
+``-n 0`` and ``-n 2``, for the default job and the full replay of the offline QA modes.
+
+Run: ``.venv/bin/python perf/suite_speed.py [--tree DIR ...] [--full] [--json OUT]``. Each
+``--tree`` is a checkout (a ``git worktree`` of another commit) run with its package first on
+``PYTHONPATH``, so two versions are timed back to back in one run on the same load; the
+default is this checkout alone. Every run replays the committed cassettes (corpus from
+$LEGALBENCH_CORPUS_DIR, else ../shared/corpus) and the digest of the summary it prints is
+kept, so identical results are seen as identical. A measurement, not a test: the numbers are
+printed, never asserted; ``uptime`` before and after says what else the machine was doing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+#: The default job (README command 1): its own default modes.
+DEFAULT_MODES: tuple[str, ...] = ()
+#: Every offline QA mode with committed cassettes but titles (which a model picks for).
+FULL_MODES = ("navembed", "navembed:embed", "navembed:hybrid", "navembed:embed+xref",
+              "navembed:chunks", "navindex", "navagent")
+
+
+def _corpus_dir() -> Path:
+    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
+    return (Path(configured) if configured else HERE.parent / "shared" / "corpus").resolve()
+
+
+def _load() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True,
+                          check=False).stdout.strip()
+
+
+def _summary_digest(output: str) -> str:
+    """A digest of the printed summary (the lines after pytest's 'legalbench' banner), timings
+    and pytest's closing counts left out."""
+    lines = output.splitlines()
+    start = next((n for n, line in enumerate(lines) if line.startswith("legalbench:")
+                  or "legalbench summary" in line.lower()), len(lines))
+    kept = [line for line in lines[start:] if not line.startswith("=")
+            and " in " not in line and "passed" not in line]
+    return hashlib.sha256("\n".join(kept).encode("utf-8")).hexdigest()[:16]
+
+
+def run_once(tree: Path, modes: tuple[str, ...], workers: int, cache: Path,
+             log: Path | None = None) -> dict[str, object]:
+    """One pytest run of the benchmark in ``tree`` with ``cache``; its time and summary."""
+    command = [sys.executable, "-m", "pytest", "benchmarks", "-q", "-p", "no:cacheprovider",
+               "-n", str(workers), *(f"--mode={m}" for m in modes)]
+    env = {**os.environ, "LEGALBENCH_CORPUS_DIR": str(_corpus_dir()),
+           "LEGALBENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(tree),
+           "HF_HUB_OFFLINE": "1"}
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True,
+                          check=False)
+    seconds = time.perf_counter() - started
+    if log is not None:
+        log.write_text(done.stdout + "\n--- stderr ---\n" + done.stderr, encoding="utf-8")
+    tail = done.stdout.strip().splitlines()[-1:] or [""]
+    return {"seconds": round(seconds, 1), "rc": done.returncode, "last_line": tail[0],
+            "summary_digest": _summary_digest(done.stdout),
+            "stderr_tail": done.stderr.strip().splitlines()[-3:]}
+
+
+def measure(tree: Path, modes: tuple[str, ...], label: str,
+            logs: Path | None) -> dict[str, object]:
+    """Cold then warm at -n 0 and -n 2 for one tree and one set of modes."""
+    result: dict[str, object] = {"tree": str(tree), "job": label}
+    for workers in (0, 2):
+        with tempfile.TemporaryDirectory(prefix="legalbench-speed-") as folder:
+            cache = Path(folder)
+            for phase in ("cold", "warm"):
+                key = f"{phase}_n{workers}"
+                log = logs / f"{tree.name}-{label}-{key}.log" if logs else None
+                result[key] = run_once(tree, modes, workers, cache, log)
+                print(json.dumps({label: {key: result[key]}}), flush=True)
+    times = {key: value["seconds"] for key, value in result.items()
+             if isinstance(value, dict)}
+    result["warm_n0_over_n2"] = round(times["warm_n0"] / times["warm_n2"], 2)
+    result["cold_over_warm_n2"] = round(times["cold_n2"] / times["warm_n2"], 2)
+    return result
+
+
+def main() -> int:
+    """Time the benchmark runs and print (and optionally store) the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", type=Path, action="append", default=None)
+    parser.add_argument("--full", action="store_true", help="also the full offline replay")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--logs", type=Path, help="folder for each run's pytest output")
+    args = parser.parse_args()
+    trees = [t.resolve() for t in (args.tree or [HERE])]
+    if args.logs:
+        args.logs.mkdir(parents=True, exist_ok=True)
+    report: dict[str, object] = {"load_before": _load(), "cpus": os.cpu_count(), "runs": []}
+    print(report["load_before"], flush=True)
+    runs: list[dict[str, object]] = []
+    jobs = [("default", DEFAULT_MODES)] + ([("full", FULL_MODES)] if args.full else [])
+    for label, modes in jobs:
+        for tree in trees:
+            runs.append(measure(tree, modes, label, args.logs))
+    report["runs"] = runs
+    report["load_after"] = _load()
+    print(report["load_after"], flush=True)
+    for run in runs:
+        print(json.dumps({k: v for k, v in run.items() if not isinstance(v, dict)}))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
