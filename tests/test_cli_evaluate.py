@@ -52,6 +52,11 @@ QUESTIONS = {
 
 @pytest.fixture
 def lease(tmp_path: Path) -> tuple[Path, Path, str]:
+    return lease_project(tmp_path)
+
+
+def lease_project(tmp_path: Path) -> tuple[Path, Path, str]:
+    """The lease as a --docs folder with its question files: (folder, questions, doc id)."""
     folder = tmp_path / "lease"
     folder.mkdir()
     (folder / "lease.txt").write_text(LEASE, encoding="utf-8")

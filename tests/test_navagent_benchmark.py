@@ -8,14 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from benchmark_project import MODULE, benchmark_project
 from test_benchmark_plugin import isolate_environment, junit_records, summary_section
-from test_cli_evaluate import LEASE
-from test_cli_evaluate import QUESTIONS as LEASE_QUESTIONS
 from test_cli_evaluate import _run as run_command
-
-from pytest_legalbench.ingest.loading import load_folder
+from test_cli_evaluate import lease_project
 
 #: A precedence question (a base clause and two amendments), a definition question, and an
 #: out-of-scope control.
@@ -77,18 +73,7 @@ def test_navagent_replays_from_the_committed_cassettes_under_xdist(
 
 def test_evaluate_measures_navagent_beside_the_other_modes(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    folder = tmp_path / "lease"
-    folder.mkdir()
-    (folder / "lease.txt").write_text(LEASE, encoding="utf-8")
-    doc_id = load_folder(folder)[0].doc_id
-    questions = tmp_path / "questions"
-    questions.mkdir()
-    for name, spec in LEASE_QUESTIONS.items():
-        data = {**{k: spec[k] for k in ("question", "reference", "kind", "must_contain")},
-                "id": name, "documents": [doc_id], "difficulty": "easy",
-                "practice_area": "commercial",
-                "evidence": [{"doc_id": doc_id, "quote": q} for q in spec["evidence"]]}
-        (questions / f"{name}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    folder, questions, _ = lease_project(tmp_path)
     common = ("evaluate", "--docs", str(folder), "--questions", str(questions), "--mode",
               "navagent", "--mode", "navindex", "-q", "--cache-dir", str(tmp_path / "cache"))
     status, out, _ = run_command(capsys, *common, "--json")

@@ -11,7 +11,6 @@ hundred contracts gets a first answer without embedding all of them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,6 +29,7 @@ from pytest_legalbench.modes.routing import (
     Route,
     Router,
     flag_boost,
+    name_words,
     question_flags,
 )
 from pytest_legalbench.modes.units import UnitContext, heading_only, unit_nodes
@@ -50,7 +50,6 @@ POOL = 60
 #: Units with fewer tokens of their own (context line aside) are headings, never hits; they
 #: still come in as the lead-in of a clause that is taken.
 MIN_HIT_TOKENS = 8
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def without_names(question: str, route: Route) -> str:
@@ -61,9 +60,9 @@ def without_names(question: str, route: Route) -> str:
     names = set(route.words)
 
     def naming(word: str) -> bool:
-        # "NETGEAR's" names a document as "NETGEAR" does; the possessive's "s" is no word.
-        parts = [p for p in _WORD.findall(word.casefold()) if len(p) > 1]
-        return bool(parts) and all(p in names for p in parts)
+        # Read as the router read it ("NETGEAR's" names what "NETGEAR" names).
+        parts = name_words(word)
+        return bool(parts) and parts <= names
 
     kept = [word for word in question.split() if not naming(word)]
     return " ".join(kept) if kept and len(kept) < len(question.split()) else question
