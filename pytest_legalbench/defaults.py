@@ -38,3 +38,9 @@ MAX_SCAN_NODES = 10
 
 #: Context window assumed for the answering model unless configured otherwise.
 DEFAULT_CONTEXT_WINDOW = 200_000
+
+#: How sentence embeddings are computed: the model as shipped, on torch, or the same weights
+#: exported to ONNX with int8 matrix products (faster on CPUs; vectors differ slightly, so
+#: they are cached apart).
+EMBEDDING_BACKENDS = ("torch", "onnx-int8")
+DEFAULT_EMBEDDING_BACKEND = "torch"

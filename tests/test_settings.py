@@ -133,7 +133,7 @@ def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> No
     assert [o.ini for o in RETRIEVAL_OPTIONS] == [
         "legalbench_top_k", "legalbench_payload_budget", "legalbench_scan_budget",
         "legalbench_definitions_per_node", "legalbench_embedding_model",
-        "legalbench_cross_encoder", "legalbench_context_window", "legalbench_agent_turns",
+        "legalbench_embedding_backend", "legalbench_cross_encoder", "legalbench_context_window", "legalbench_agent_turns",
         "legalbench_agent_tokens"]
     assert all(o.env and o.cli for o in RETRIEVAL_OPTIONS)
 
@@ -141,6 +141,8 @@ def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> No
 @pytest.mark.parametrize(("given", "message"), [
     ({"k": "0"}, "--legalbench-top-k='0': expected a whole number of at least 1"),
     ({"scan_budget_tokens": "lots"}, "--legalbench-scan-budget='lots': expected a whole"),
+    ({"embedding_backend": "tensorflow"},
+     "--legalbench-embedding-backend='tensorflow': choose one of torch, onnx-int8"),
     ({"cross_encoder": "/no/such/folder"},
      "--legalbench-cross-encoder='/no/such/folder' is not a folder"),
 ])

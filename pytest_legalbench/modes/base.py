@@ -7,7 +7,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from pytest_legalbench.defaults import DEFAULT_ANSWER_MODEL, MAX_SCAN_NODES
+from pytest_legalbench.defaults import (
+    DEFAULT_ANSWER_MODEL,
+    DEFAULT_EMBEDDING_BACKEND,
+    EMBEDDING_BACKENDS,
+    MAX_SCAN_NODES,
+)
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.llm.client import Completion
 from pytest_legalbench.llm.ledger import Call
@@ -162,6 +167,8 @@ class ModeSettings:
     max_scan_documents: int = 5
     embedding_model: str | None = None
     """Path of a sentence-transformers model; None means the packaged MiniLM."""
+    embedding_backend: str = DEFAULT_EMBEDDING_BACKEND
+    """How the embedding model runs: one of ``defaults.EMBEDDING_BACKENDS``."""
     cross_encoder: str | None = None
     rerank_pool: int = 40
     rerank_keep: int = 10
@@ -186,6 +193,9 @@ class ModeSettings:
         if self.node_cap > MAX_SCAN_NODES:
             raise ValueError(f"mode setting 'node_cap' is at most {MAX_SCAN_NODES}, "
                              f"got {self.node_cap}")
+        if self.embedding_backend not in EMBEDDING_BACKENDS:
+            raise ValueError(f"mode setting 'embedding_backend' is one of "
+                             f"{', '.join(EMBEDDING_BACKENDS)}, got {self.embedding_backend!r}")
         for name in ("scan_model", "titles_model"):
             if not getattr(self, name):
                 raise ValueError(f"mode setting {name!r} must name a model")

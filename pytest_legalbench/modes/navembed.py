@@ -60,7 +60,8 @@ def build(strategy: str, corpus: Corpus, settings: ModeSettings,
         except CrossEncoderUnavailable as error:
             raise ModeUnavailable(name, error.reason) from None
     try:
-        embedder = Embedder(resolve_model_path(settings.embedding_model))
+        embedder = Embedder(resolve_model_path(settings.embedding_model),
+                            settings.embedding_backend, corpus.cache_dir)
     except EmbeddingModelError as error:
         raise ModeUnavailable(name, str(error)) from error
     if strategy == "chunks":

@@ -24,6 +24,7 @@ from pytest_legalbench.defaults import (
     DEFAULT_MODES,
     DEFAULT_PROFILE,
     DEFAULT_REPEATS,
+    EMBEDDING_BACKENDS,
     JUDGES,
 )
 from pytest_legalbench.files.locations import default_cache_dir
@@ -130,6 +131,11 @@ RETRIEVAL_OPTIONS = (
     Option("embedding_model", "--legalbench-embedding-model", "LEGALBENCH_EMBEDDING_MODEL",
            "folder of a sentence-transformers model (loaded by path, never downloaded). "
            "Default: the packaged all-MiniLM-L6-v2", cli="--embedding-model"),
+    Option("embedding_backend", "--legalbench-embedding-backend",
+           "LEGALBENCH_EMBEDDING_BACKEND",
+           f"how the embedding model runs: {', '.join(EMBEDDING_BACKENDS)} (the same weights "
+           f"exported once to ONNX with int8 matrix products, cached; needs onnxruntime and "
+           f"onnx). Default: {_DEFAULTS.embedding_backend}", cli="--embedding-backend"),
     Option("cross_encoder", "--legalbench-cross-encoder", "LEGALBENCH_CROSS_ENCODER",
            "folder of a cross-encoder for navembed:rerank and GANDR's B3 (none ships; "
            "without one both are reported unavailable)", cli="--cross-encoder"),
@@ -148,6 +154,8 @@ RETRIEVAL_OPTIONS = (
 _COUNTS = frozenset(f.name for f in fields(ModeSettings) if f.type in ("int", int))
 #: ``ModeSettings`` fields that name a local folder.
 _FOLDERS = frozenset({"embedding_model", "cross_encoder"})
+#: ``ModeSettings`` fields that take one of a few names.
+_CHOICES = {"embedding_backend": EMBEDDING_BACKENDS}
 
 
 @dataclass(frozen=True)
@@ -243,6 +251,9 @@ def resolve_mode_settings(cli: Mapping[str, object | None], ini: Mapping[str, ob
         shown = option.shown(cli=from_cli)
         if option.name in _COUNTS:
             values[option.name] = _count(shown, text)
+        elif option.name in _CHOICES and text not in _CHOICES[option.name]:
+            raise SettingsError(f"{shown}={text!r}: choose one of "
+                                f"{', '.join(_CHOICES[option.name])}")
         elif option.name in _FOLDERS:
             folder = Path(text).expanduser()
             if not folder.is_dir():

