@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from modes_samples import LEASE, LEASE_AMENDMENT, SUPPLY, SUPPLY_AMENDMENT, two_deal_corpus
 
-from pytest_legalbench.modes.closure import DEFAULT_KINDS, KINDS, Closure, Link
+from pytest_legalbench.modes.closure import DEFAULT_KINDS, KINDS, WEIGHTS, Closure, Link
 from pytest_legalbench.modes.node_ranking import without_names
 from pytest_legalbench.modes.routing import Route
 from pytest_legalbench.modes.units import heading_only, named_definitions, unit_nodes
@@ -110,3 +110,77 @@ def test_the_words_that_routed_a_question_are_left_out_of_its_ranking() -> None:
     # An unrouted question, or one that is nothing but names, is ranked as written.
     assert without_names("What is the cap?", Route({}, (), ())) == "What is the cap?"
     assert without_names("NETGEAR Ingram", route) == "NETGEAR Ingram"
+
+
+POINTER_TEXT = """LOAN AGREEMENT
+
+1. DEFINITIONS
+
+"Event of Default" has the meaning given in Section 3.1.
+
+"Threshold Amount" means $5,000,000.
+
+"Material Debt" means Indebtedness of the Borrower exceeding the Threshold Amount, other than Indebtedness under this Agreement, owed to any Person other than the Lender.
+
+2. LOANS
+
+2.1 The Lender shall make Loans of up to four times the Threshold Amount.
+
+2.2 Each Loan bears interest at 5% a year, or 7% while an Event of Default continues.
+
+3. DEFAULT
+
+3.1 Each of the following is an "Event of Default": (a) the Borrower fails to pay any amount when due; (b) the Borrower defaults on any Material Debt; (c) the Borrower becomes insolvent.
+
+IN WITNESS WHEREOF the parties have signed this Agreement.
+
+LENDER: Harbour Bank plc
+By: ______________
+BORROWER: Quill Logistics Ltd
+By: ______________
+"""
+
+
+@pytest.fixture(scope="module")
+def pointer_closure() -> Closure:
+    from modes_samples import document
+
+    from pytest_legalbench.navindex.build import build_corpus
+
+    return Closure(build_corpus((document("loan", POINTER_TEXT, "Loan Agreement"),)), kinds=KINDS)
+
+
+def test_a_definition_that_only_points_passes_on_its_whole_weight(
+        pointer_closure: Closure) -> None:
+    links = {link.target: link for link in
+             pointer_closure.links(pointer_closure.by_id["loan:def-event-of-default"])}
+    assert links["loan:3.1"].kind == "reference"
+    assert links["loan:3.1"].weight == WEIGHTS["pointer"] > WEIGHTS["reference"]
+    # A clause citing the same section is an ordinary citation.
+    cited = {link.target: link for link in
+             pointer_closure.links(pointer_closure.by_id["loan:2.2"])}
+    assert cited["loan:def-event-of-default"].kind == "definition"
+
+
+def test_a_signature_block_is_never_a_neighbour(pointer_closure: Closure) -> None:
+    top = pointer_closure.by_id["loan:2"]
+    siblings = {link.target for link in pointer_closure.links(top) if link.kind == "sibling"}
+    kinds = {pointer_closure.by_id[target].kind for target in siblings}
+    assert "signature" not in kinds and siblings
+
+
+def test_a_whole_section_brings_definitions_for_each_of_its_clauses() -> None:
+    from modes_samples import document
+
+    from pytest_legalbench.navindex.build import build_corpus
+
+    one = Closure(build_corpus((document("loan", POINTER_TEXT, "Loan Agreement"),)),
+                  definitions_per_node=1)
+    section = one.by_id["loan:2"]
+    clauses = [n for n in (one.by_id[c] for c in section.children)
+               if not n.children and n.kind != "lead_in"]
+    defined = {link.target for link in one.links(section) if link.kind == "definition"}
+    # One definition per clause, not one for the whole section: each clause uses its own.
+    assert [c.uses_definitions for c in clauses] == [("loan:def-threshold-amount",),
+                                                     ("loan:def-event-of-default",)]
+    assert defined == {"loan:def-threshold-amount", "loan:def-event-of-default"}

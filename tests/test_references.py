@@ -31,6 +31,13 @@ def _refs(text: str, instrument: object = BASE) -> list[tuple[tuple[str, ...], s
         ("as filed as Exhibit 10.1 to the 8-K", []),
         ("Section 5.2 of this Agreement", [(("5.2",), "self")]),
         ("Section 5.2 of the Credit Agreement", [(("5.2",), "self")]),
+        # Limitation clauses are often printed in capitals, lists without spaces.
+        ("BREACH OF SECTIONS 6.C AND 12,13 OR 17, IN NO EVENT",
+         [(("6(C)", "12", "13", "17"), "self")]),
+        ("SECTIONS 4 THROUGH 7", [(("4", "7"), "self")]),
+        # A lettered subsection written after a dot is keyed as the outline keys it.
+        ("under Section 3.2.A hereof", [(("3.2(A)",), "self")]),
+        ("Section 6. Customers shall", [(("6",), "self")]),
     ],
 )
 def test_internal_references(text: str, expected: list[tuple[tuple[str, ...], str]]) -> None:

@@ -161,7 +161,8 @@ class ModeSettings:
     payload_budget_tokens: int = 6000
     """The hard maximum of every mode's payload: the tokens of the provisions it returns."""
     definitions_per_node: int = 3
-    """Definitions navindex's fetch adds per selected node, the least widely used first."""
+    """Definitions a chosen provision brings per clause it holds (navindex's fetch and the
+    closure strategies), the least widely used first."""
     scan_budget_tokens: int = 120_000
     """Index size above which the scan first picks documents (two-stage scan)."""
     max_scan_documents: int = 5

@@ -37,7 +37,7 @@ from pytest_legalbench.tokens import estimate_tokens
 #: What a linked provision gets of its owner's value, by kind of link.
 WEIGHTS: Mapping[str, float] = {
     "amendment": 0.9, "base": 0.9, "asked_definition": 0.9, "definition": 0.55,
-    "reference": 0.5, "lead_in": 0.6, "amendment_context": 0.4, "sibling": 0.4,
+    "reference": 0.5, "pointer": 0.9, "lead_in": 0.6, "amendment_context": 0.4, "sibling": 0.4,
 }
 #: Kinds of link, in the order they are offered.
 KINDS = ("amendment", "base", "asked_definition", "lead_in", "amendment_context", "reference",
@@ -47,6 +47,9 @@ KINDS = ("amendment", "base", "asked_definition", "lead_in", "amendment_context"
 DEFAULT_KINDS = tuple(kind for kind in KINDS if kind != "sibling")
 #: An amendment up to this size is short enough to be read whole.
 SHORT_AMENDMENT_TOKENS = 2000
+#: Kinds of node never offered as a chosen clause's neighbour: a lead-in comes by its own
+#: link, contents repeat headings, and signature blocks carry names, not terms.
+_NOT_SIBLINGS = frozenset({"lead_in", "toc", "toc_entry", "signature"})
 #: Kinds of node that make an amendment's operative provisions.
 _OPERATIVE = frozenset({"section", "clause", "subclause", "paragraph"})
 
@@ -107,15 +110,19 @@ class Closure:
             add(self._lead_ins[node.parent], "lead_in")
         for target in self._short_amendments.get(node.doc_id, ()):
             add(target, "amendment_context")
+        pointer = _is_pointer(node)
         for target in references:
-            add(target, "reference")
+            add(target, "reference", WEIGHTS["pointer"] if pointer else None)
         rarest = sorted((t for t in uses if t not in asked), key=lambda t: (self.usage[t], t))
-        for target in rarest[:self.definitions_per_node]:
+        # Per clause, not per provision: a whole section taken for one hit uses the terms of
+        # each of its clauses, and the budget still decides which definitions fit.
+        clauses = max(1, sum(1 for n in subtree if not n.children and n.kind != "lead_in"))
+        for target in rarest[:self.definitions_per_node * clauses]:
             add(target, "definition", WEIGHTS["definition"] * self._rarity(target))
         if "sibling" in self.kinds and node.parent in self.by_id:
             siblings = [self.by_id[c] for c in self.by_id[node.parent].children
                         if c in self.by_id and c != node.node_id
-                        and self.by_id[c].kind not in ("lead_in", "toc", "toc_entry")]
+                        and self.by_id[c].kind not in _NOT_SIBLINGS]
             if relevance is not None:
                 siblings.sort(key=lambda n: (-relevance(n), n.node_id))
             for rank, sibling in enumerate(siblings, start=1):
@@ -132,3 +139,15 @@ class Closure:
             current = stack.pop()
             yield current
             stack.extend(self.by_id[c] for c in reversed(current.children) if c in self.by_id)
+
+
+#: A definition this short that cites a clause says only where the meaning is.
+POINTER_TOKENS = 40
+
+
+def _is_pointer(node: Node) -> bool:
+    """Whether ``node`` is a definition that only points elsewhere ("'Event of Default' has
+    the meaning given in Section 10.1"): its cited clause holds all its meaning, so it gets
+    the definition's whole weight, not a citation's."""
+    return (node.kind == "definition" and len(set(node.cross_references)) == 1
+            and estimate_tokens(node.text) <= POINTER_TOKENS)

@@ -8,12 +8,16 @@ from dataclasses import dataclass
 from pytest_legalbench.navindex.markers import roman_value
 
 # "Section 2.1(b)(i)", "Sections 2.1 and 2.3", "clause 12.3(b)", "§ 5", "Paragraph 2(a)",
-# "Article VII", "Schedule 2", "Exhibit A", "Annex B-1".
+# "Section 6.C" (a lettered subsection written after a dot), "SECTIONS 6.C AND 12,13 OR 17"
+# (connectors in capitals, as limitation clauses are often printed), "Article VII",
+# "Schedule 2", "Exhibit A", "Annex B-1".
+_NUMBER = r"\d{1,4}(?:\.\d{1,4}){0,3}(?:\.[A-Z](?![A-Za-z]))?(?:\([A-Za-z0-9]{1,4}\))*"
+_JOIN = r"(?:,|[Aa]nd|AND|[Oo]r|OR|through|THROUGH|to|TO|-|–)"
 _NUMBERED = re.compile(
     r"(?P<word>\b(?:Sections?|SECTIONS?|Sec\.|[Cc]lauses?|[Pp]aragraphs?|[Ss]ubsections?|"
-    r"[Ss]ubparagraphs?)|§§?)\s*(?P<first>\d{1,4}(?:\.\d{1,4}){0,3}(?:\([A-Za-z0-9]{1,4}\))*)"
-    r"(?P<more>(?:\s*(?:,|and|or|through|to|-|–)\s*(?:\d{1,4}(?:\.\d{1,4}){0,3}"
-    r"(?:\([A-Za-z0-9]{1,4}\))*|\([A-Za-z0-9]{1,4}\)(?:\([A-Za-z0-9]{1,4}\))*)(?![\w.]\d))*)"
+    rf"[Ss]ubparagraphs?)|§§?)\s*(?P<first>{_NUMBER})"
+    rf"(?P<more>(?:\s*{_JOIN}\s*(?:{_NUMBER}"
+    r"|\([A-Za-z0-9]{1,4}\)(?:\([A-Za-z0-9]{1,4}\))*)(?![\w.]\d))*)"
 )
 _ARTICLE = re.compile(r"\b(?:Articles?|ARTICLES?)\s+(?P<first>[IVXLC]{1,7}|\d{1,3})\b")
 _ATTACHMENT = re.compile(
@@ -22,7 +26,7 @@ _ATTACHMENT = re.compile(
     r"(?![\w(]|[.,]\d)"
 )
 _MORE_ITEM = re.compile(
-    r"(\d{1,4}(?:\.\d{1,4}){0,3})?((?:\([A-Za-z0-9]{1,4}\))*)"
+    r"(\d{1,4}(?:\.\d{1,4}){0,3}(?:\.[A-Z])?)?((?:\([A-Za-z0-9]{1,4}\))*)"
 )
 # What follows a reference: "of the Agreement", "under ERISA", "of the Internal Revenue Code".
 _TARGET = re.compile(
@@ -70,17 +74,22 @@ class Instrument:
 
 
 def canonical_key(key: str) -> str:
-    """Write a numeric citation the way the outline keys it: "2.01(b)" is "2.1(b)"."""
+    """Write a numeric citation the way the outline keys it: "2.01(b)" is "2.1(b)", and a
+    lettered subsection after a dot, "6.C", is "6(C)"."""
     match = re.match(r"\d+(?:\.\d+)*", key)
     if match is None:
         return key
     number = ".".join(str(int(part)) for part in match.group(0).split("."))
-    return number + key[match.end():]
+    rest = key[match.end():]
+    lettered = re.match(r"\.([A-Z])", rest)
+    if lettered is not None:
+        rest = f"({lettered.group(1)})" + rest[lettered.end():]
+    return number + rest
 
 
 def _expand(first: str, more: str) -> list[str]:
     keys = [first]
-    for item in re.finditer(r"(?:,|and|or|through|to|-|–|—)\s*([^\s,]+)", more):
+    for item in re.finditer(rf"(?:{_JOIN}|—)\s*([^\s,]+)", more):
         piece = _MORE_ITEM.fullmatch(item.group(1).rstrip(".;:"))
         if piece is None:
             continue

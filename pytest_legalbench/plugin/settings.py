@@ -126,8 +126,8 @@ RETRIEVAL_OPTIONS = (
            f"(two-stage scan). Default: {_DEFAULTS.scan_budget_tokens}", cli="--scan-budget"),
     Option("definitions_per_node", "--legalbench-definitions-per-node",
            "LEGALBENCH_DEFINITIONS_PER_NODE",
-           f"definitions navindex's fetch adds per selected provision, the least widely used "
-           f"first. Default: {_DEFAULTS.definitions_per_node}", cli="--definitions-per-node"),
+           f"definitions a chosen provision brings per clause it holds (navindex's fetch and "
+           f"the closure strategies), the least widely used first. Default: {_DEFAULTS.definitions_per_node}", cli="--definitions-per-node"),
     Option("embedding_model", "--legalbench-embedding-model", "LEGALBENCH_EMBEDDING_MODEL",
            "folder of a sentence-transformers model (loaded by path, never downloaded). "
            "Default: the packaged all-MiniLM-L6-v2", cli="--embedding-model"),
