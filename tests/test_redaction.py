@@ -84,3 +84,18 @@ def test_a_recorded_response_body_is_stored_without_the_key() -> None:
     other = new_recorder().before_record_response(
         {"headers": {}, "body": {"string": f"tried {KEY}"}})
     assert other["body"]["string"] == "tried [redacted]"
+
+
+def test_the_reference_backend_s_placeholder_key_is_not_a_secret() -> None:
+    from pytest_legalbench.llm.client import REFERENCE_API_KEY
+
+    reply = error_reply(400, "cassette cassettes/reference/test_legalbench/q.yaml has no match")
+    with FakeMessages(reply) as server:
+        config = ClientConfig(backend="anthropic", api_key=REFERENCE_API_KEY,
+                              base_url=server.base_url)
+        with ModelClient(config, Ledger()) as client, pytest.raises(ModelCallError) as raised:
+            client.complete(stage="inject.answer", model="m", system=[SystemBlock("s")],
+                            messages=[{"role": "user", "content": "q"}], max_tokens=10,
+                            question_id="q1")
+    assert "cassettes/reference/test_legalbench/q.yaml" in str(raised.value)
+    assert REDACTED not in str(raised.value)

@@ -248,7 +248,10 @@ class ModelClient:
         self._local_failure = local_failure
         self._guard = guard
         #: Error bodies may echo the key: every message leaving the client passes through it.
-        self._redact = redactor_for(config.api_key)
+        # The reference backend's placeholder key is a word, not a secret: redacting it would
+        # garble every message that says "reference" (a cassette's path among them).
+        self._redact = redactor_for(None if config.api_key == REFERENCE_API_KEY
+                                    else config.api_key)
         self._lock = threading.Lock()
         self._sdk_client: anthropic.Anthropic | None = None
 

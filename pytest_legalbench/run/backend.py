@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from pytest_legalbench.llm.backend import ClientConfig
+from pytest_legalbench.llm.client import REFERENCE_API_KEY
 
 if TYPE_CHECKING:
     from pytest_legalbench.reference_backend.faults import FaultPlan
@@ -31,7 +32,7 @@ def open_backend(config: ClientConfig, context_window: int,
     from pytest_legalbench.reference_backend import ReferenceBackend
 
     with ReferenceBackend(context_window=context_window, faults=faults) as backend:
-        served = dataclasses.replace(config, base_url=backend.base_url, api_key="reference")
+        served = dataclasses.replace(config, base_url=backend.base_url, api_key=REFERENCE_API_KEY)
         if faults is not None and any(kind == "timeout" for kind, _ in faults.rates):
             # The client must give up before a stalled answer would arrive.
             served = dataclasses.replace(served, timeout_s=faults.client_timeout_s)
