@@ -132,3 +132,19 @@ def test_loading_the_model_draws_no_progress_bar(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "(1, 384)"
     assert "Loading weights" not in done.stderr and "it/s" not in done.stderr
+
+
+def test_the_onnx_backend_ranks_as_the_torch_model_does(corpus: Corpus,
+                                                        shared_cache: Path) -> None:
+    questions = ("Which state's law governs the lease?", "How much is each inspection visit?",
+                 "What monthly Base Rent does the Tenant pay?")
+    plain = navembed.build("embed", corpus, ModeSettings(k=3), None)
+    # The shared cache: the model is exported once per test run, whoever asks first.
+    shared = Corpus(corpus.documents, corpus.indexes, shared_cache)
+    onnx = navembed.build("embed", shared, ModeSettings(k=3, embedding_backend="onnx-int8"),
+                          None)
+    assert isinstance(onnx, navembed.EmbedMode) and onnx.embedder.backend == "onnx-int8"
+    assert onnx.embedder.digest != plain.embedder.digest
+    for question in questions:
+        assert [p.node_id for p in onnx.retrieve(question).provisions][:1] == \
+            [p.node_id for p in plain.retrieve(question).provisions][:1], question

@@ -23,9 +23,9 @@ TEXTS = ["The Territory means the United States and Canada.",
 
 
 @pytest.fixture(scope="module")
-def export_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache folder for the module: the model is exported into it once."""
-    return tmp_path_factory.mktemp("onnx-cache")
+def export_cache(shared_cache: Path) -> Path:
+    """The test run's shared cache: the model is exported into it once, whoever asks first."""
+    return shared_cache
 
 
 def test_int8_vectors_agree_with_the_torch_model(export_cache: Path) -> None:
