@@ -17,6 +17,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.llm.call_types import Completion, StructuredResult, SystemBlock, ToolSpec
 from pytest_legalbench.llm.cassettes import (
     CassetteError,
     CassetteMissing,
@@ -27,15 +28,8 @@ from pytest_legalbench.llm.cassettes import (
     cassette_size,
     use_cassette,
 )
-from pytest_legalbench.llm.client import (
-    ClientConfig,
-    Completion,
-    ModelCallError,
-    ModelClient,
-    StructuredResult,
-    SystemBlock,
-    ToolSpec,
-)
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
+from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.prompts import document_block
 from pytest_legalbench.reference_backend import ReferenceBackend

@@ -278,7 +278,7 @@ def test_titles_pick_documents_first_when_the_listing_exceeds_the_budget() -> No
 
 
 def test_titles_with_no_document_picked_list_nothing_and_call_once() -> None:
-    from pytest_legalbench.llm.client import StructuredResult
+    from pytest_legalbench.llm.call_types import StructuredResult
     from pytest_legalbench.llm.ledger import Usage
 
     mode = TitlesMode(_corpus(), ModeSettings(scan_budget_tokens=10), client=None)  # type: ignore[arg-type]

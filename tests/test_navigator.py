@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 from modes_samples import LEASE, LEASE_AMENDMENT, lease_corpus
 
-from pytest_legalbench.llm.client import SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import SystemBlock, ToolSpec
 from pytest_legalbench.llm.scan_prompt import (
     document_line,
     documents_system,

@@ -10,7 +10,9 @@ from fake_messages import FakeMessages, error_reply
 from test_benchmark_plugin import bench, isolate_environment, prepare
 
 from pytest_legalbench.llm.backend import ClientConfig
-from pytest_legalbench.llm.client import ModelCallError, ModelClient, SystemBlock
+from pytest_legalbench.llm.call_types import SystemBlock
+from pytest_legalbench.llm.client import ModelClient
+from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.redaction import REDACTED, Redactor, redactor_for
 

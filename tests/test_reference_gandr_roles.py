@@ -25,7 +25,7 @@ from pytest_legalbench.gandr.tool_specs import (
     equivalence_tool,
     rubric_tool,
 )
-from pytest_legalbench.llm.client import ToolSpec
+from pytest_legalbench.llm.call_types import ToolSpec
 from pytest_legalbench.llm.prompts import REFUSAL, load_prompt
 from pytest_legalbench.llm.schema import problems
 from pytest_legalbench.reference_backend import BACKEND_NOTE

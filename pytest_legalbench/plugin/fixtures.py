@@ -138,8 +138,8 @@ def legalbench_item(request: pytest.FixtureRequest,
     from pathlib import Path
 
     from pytest_legalbench.llm.cassettes import CassetteError
-    from pytest_legalbench.llm.client import ModelCallError
     from pytest_legalbench.llm.cost_guard import CostLimitReached
+    from pytest_legalbench.llm.failures import ModelCallError
     from pytest_legalbench.modes.base import ModeUnavailable
     from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
     from pytest_legalbench.run.items import InvalidQuestion as Invalid

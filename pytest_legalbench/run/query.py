@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.llm.client import ClientConfig, Completion, ModelClient, resolve_backend
+from pytest_legalbench.llm.call_types import Completion
+from pytest_legalbench.llm.client import ClientConfig, ModelClient, resolve_backend
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, Retrieval
 from pytest_legalbench.modes.names import parse_mode
