@@ -18,13 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_legalbench.llm.call_types import Completion, StructuredResult, SystemBlock, ToolSpec
+from pytest_legalbench.llm.cassette_persister import CassetteError
+from pytest_legalbench.llm.cassette_recorder import body_digest, cassette_miss
 from pytest_legalbench.llm.cassettes import (
-    CassetteError,
     CassetteMissing,
     CassetteUse,
-    body_digest,
     cassette_file,
-    cassette_miss,
     cassette_size,
     use_cassette,
 )

@@ -76,7 +76,7 @@ def test_a_benchmark_against_an_echoing_server_writes_the_key_nowhere(
 
 
 def test_a_recorded_response_body_is_stored_without_the_key() -> None:
-    from pytest_legalbench.llm.cassettes import new_recorder
+    from pytest_legalbench.llm.cassette_recorder import new_recorder
 
     scrub = new_recorder(redactor_for(LOCAL_KEY)).before_record_response
     stored = scrub({"status": {"code": 401}, "headers": {"Set-Cookie": ["a"]},

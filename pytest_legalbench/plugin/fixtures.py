@@ -69,7 +69,8 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     import os
 
     from pytest_legalbench.gandr.settings import with_overrides
-    from pytest_legalbench.llm.cassettes import CassettePlan, cassette_miss, new_recorder
+    from pytest_legalbench.llm.cassette_recorder import cassette_miss, new_recorder
+    from pytest_legalbench.llm.cassettes import CassettePlan
     from pytest_legalbench.llm.client import ModelClient, resolve_backend
     from pytest_legalbench.llm.ledger import Ledger
     from pytest_legalbench.llm.redaction import redactor_for
@@ -137,7 +138,7 @@ def legalbench_item(request: pytest.FixtureRequest,
     invalid question file (--legalbench-skip-invalid) errors with what is wrong with it."""
     from pathlib import Path
 
-    from pytest_legalbench.llm.cassettes import CassetteError
+    from pytest_legalbench.llm.cassette_persister import CassetteError
     from pytest_legalbench.llm.cost_guard import CostLimitReached
     from pytest_legalbench.llm.failures import ModelCallError
     from pytest_legalbench.modes.base import ModeUnavailable
