@@ -32,9 +32,10 @@ from pytest_legalbench.reference_backend import BACKEND_NOTE
 from pytest_legalbench.reference_backend.answering import extractive_answer
 from pytest_legalbench.reference_backend.gandr_prompt import ShownPassage
 from pytest_legalbench.reference_backend.passage_evidence import ranked_evidence, seeded_evidence
+from pytest_legalbench.reference_backend.request_parsing import parse_request
 from pytest_legalbench.reference_backend.responder import respond
 from pytest_legalbench.reference_backend.staged_roles import plan_lines
-from pytest_legalbench.reference_backend.wire import MessagesRequest, WireError, parse_request
+from pytest_legalbench.reference_backend.wire import MessagesRequest, WireError
 
 PASSAGES = (
     Passage("supply:3.1", "supply", "Section 3.1",
