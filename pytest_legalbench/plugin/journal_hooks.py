@@ -1,11 +1,10 @@
-"""The run journal's wiring: ``--legalbench-resume``, the run opened at startup and handed to
-xdist workers, and the items each collecting process plans. Journal logic lives in
-``run.journal_session``."""
+"""The run journal's wiring: the run opened (or, under ``--legalbench-resume``, resumed) at
+startup and handed to xdist workers, and the items each collecting process plans. Journal logic
+lives in ``run.journal_session``."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,15 +19,6 @@ JOURNAL_KEY = pytest.StashKey["JournalSession"]()
 WORKER_INPUT = "legalbench_journal"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("legalbench")
-    group.addoption("--legalbench-resume", dest="legalbench_resume", default=None,
-                    metavar="DIR",
-                    help="resume the run whose journal is in DIR (a report folder, or the run "
-                         "folder an interrupted run printed): items it finished under the same "
-                         "settings are not run again")
-
-
 def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
     """The session's run journal: joined on an xdist worker, opened (or resumed) elsewhere."""
     from pytest_legalbench.run.journal import JournalError
@@ -38,9 +28,7 @@ def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
     given = getattr(config, "workerinput", {}).get(WORKER_INPUT)
     if given is not None:
         return join_run(given)
-    resume = config.getoption("legalbench_resume")
-    place = run_place(report_dir=settings.report_dir,
-                      resume_dir=Path(resume).expanduser() if resume else None,
+    place = run_place(report_dir=settings.report_dir, resume_dir=settings.resume_dir,
                       cache_dir=settings.cache_dir)
     try:
         return open_run(place, _fingerprint(settings), report=settings.report_dir is not None)

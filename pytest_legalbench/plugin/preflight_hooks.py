@@ -1,6 +1,6 @@
-"""The checks before spending, wired: ``--legalbench-skip-invalid``, the report folder at
-startup, and the question set and corpus when the benchmark's items are made. The checks
-themselves live in ``run.preflight``."""
+"""The checks before spending, wired: the report folder at startup, and the question set and
+corpus when the benchmark's items are made (``--legalbench-skip-invalid`` keeps the valid
+questions). The checks themselves live in ``run.preflight``."""
 
 from __future__ import annotations
 
@@ -16,15 +16,6 @@ if TYPE_CHECKING:
 
 #: The documents the checks read, kept for the session's fixtures (one read per process).
 DOCUMENTS_KEY = pytest.StashKey[tuple["Document", ...]]()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("legalbench")
-    group.addoption("--legalbench-skip-invalid", action="store_true", default=False,
-                    dest="legalbench_skip_invalid",
-                    help="run the valid questions when some question files are invalid or "
-                         "quote evidence their documents lack; each invalid file is reported "
-                         "as an error item")
 
 
 def check_report_folder(settings: Settings) -> None:
@@ -56,8 +47,7 @@ def checked_cases(config: pytest.Config,
         problems += found
         bad = {p.where.rsplit(":", 1)[0] for p in found}
         questions = [q for q in questions if q.path not in bad]
-    skip_invalid = config.getoption("legalbench_skip_invalid", False)
-    if problems and (not skip_invalid or not questions):
+    if problems and (not settings.skip_invalid or not questions):
         from pytest_legalbench.run.preflight import problems_text
 
         raise pytest.Collector.CollectError(problems_text("legalbench question set", problems))
