@@ -20,6 +20,7 @@ from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.preflight_hooks import check_report_folder, checked_cases
 from pytest_legalbench.plugin.settings import Settings, resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
+from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
 pytest_plugins = ("pytest_legalbench.plugin.fixtures", "pytest_legalbench.plugin.journal_hooks",
                   "pytest_legalbench.plugin.preflight_hooks")
@@ -135,8 +136,6 @@ class RecordCollector:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pytest_legalbench.run.protocol import RECORD_PROPERTY
-
         if report.when != "call":
             return
         for name, value in report.user_properties:
@@ -152,8 +151,6 @@ def pytest_runtest_makereport(item: pytest.Item,
     if report.when != "call" or not report.passed or settings is None \
             or not settings.fail_on_loss:
         return report
-    from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
-
     for name, value in item.user_properties:
         found = unwrap(value) if name == RECORD_PROPERTY else None
         if found is not None and found[0] == "qa" and found[1].get("verdict") == "inject":

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from pytest_legalbench import __version__
 from pytest_legalbench.files.atomic_write import write_bytes_atomic, write_text_atomic
 from pytest_legalbench.llm.pricing import Cost, PriceCard, format_usd, price_calls
 from pytest_legalbench.results.cost_chart import COST_CHART_FILE, cumulative_costs, draw_cost_chart
@@ -21,7 +22,14 @@ from pytest_legalbench.results.provision_table import Excerpts, ProvisionPlace
 from pytest_legalbench.results.recall_chart import RECALL_CHART_FILE, draw_recall_chart
 from pytest_legalbench.results.record_order import is_paired, ordered
 from pytest_legalbench.results.results_file import RESULTS_FILE, StoredRun, results_json
-from pytest_legalbench.results.run_header import PARTIAL_NOTE, UNKNOWN, CorpusIdentity, RunHeader
+from pytest_legalbench.results.run_header import (
+    PARTIAL_NOTE,
+    UNKNOWN,
+    CorpusIdentity,
+    RunHeader,
+    report_date,
+    sorted_modes,
+)
 from pytest_legalbench.results.verdict_split import audit_flag, split_verdicts
 from pytest_legalbench.results.verdicts_file import VERDICTS_FILE, verdicts_csv
 
@@ -155,9 +163,6 @@ class Serialisable(Protocol):
 def minimal_header(backend: str, models: Mapping[str, str], card: PriceCard,
                    records: Sequence[ItemRecord]) -> RunHeader:
     """A header from what every caller knows, the rest ``unknown``."""
-    from pytest_legalbench import __version__
-    from pytest_legalbench.results.run_header import report_date, sorted_modes
-
     return RunHeader(backend=backend, models=dict(models), price_card=card.label,
                      corpus=CorpusIdentity(UNKNOWN, 0, UNKNOWN),
                      modes=sorted_modes(r.mode for r in records), judge=UNKNOWN,
