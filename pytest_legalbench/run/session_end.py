@@ -34,7 +34,7 @@ from pytest_legalbench.results.run_header import (
     report_date,
     sorted_modes,
 )
-from pytest_legalbench.results.summary import summarise, unreported_usage
+from pytest_legalbench.results.summarise import summarise, unreported_usage
 from pytest_legalbench.results.summary_lines import cache_accounting_lines, summary_lines
 from pytest_legalbench.run.html_report import write_html_report
 from pytest_legalbench.run.progress import Progress
