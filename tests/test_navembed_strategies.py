@@ -176,7 +176,7 @@ def test_rerank_without_a_cross_encoder_is_unavailable_before_anything_is_embedd
 def test_build_names_bad_strategies_and_a_missing_client() -> None:
     assert NAVEMBED_STRATEGIES == ("embed", "embed+xref", "hybrid", "closure", "rerank",
                                    "titles", "chunks")
-    assert set(navembed.NODE_MODES) | {"rerank", "titles", "chunks"} == set(NAVEMBED_STRATEGIES)
+    assert tuple(navembed.STRATEGIES) == NAVEMBED_STRATEGIES
     with pytest.raises(ValueError, match="unknown navembed strategy 'bm25'"):
         navembed.build("bm25", _corpus(), ModeSettings(), None)
     with pytest.raises(ValueError, match="calls a model"):
