@@ -77,7 +77,7 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
 def add_folder_options(parser: argparse.ArgumentParser) -> None:
     """``--corpus-dir`` and ``--cache-dir``."""
     for name in ("corpus_dir", "cache_dir"):
-        add_setting(parser, option(name), type=Path, dest=name, metavar=None)
+        add_setting(parser, option(name), type=Path, metavar=name.upper())
 
 
 def add_backend_options(parser: argparse.ArgumentParser, *, answering: bool = False) -> None:
@@ -95,7 +95,7 @@ def add_backend_options(parser: argparse.ArgumentParser, *, answering: bool = Fa
 
 
 def add_setting(parser: argparse.ArgumentParser | argparse._ArgumentGroup, chosen: Option,
-         **overrides: Any) -> None:
+                **overrides: Any) -> None:
     """Add the command's flag of a setting; its value is read by ``_given``."""
     assert chosen.cli is not None  # a setting the command offers has a command-line flag
     parser.add_argument(chosen.cli, **{"dest": f"setting_{chosen.name}", "metavar": "VALUE",
@@ -104,8 +104,7 @@ def add_setting(parser: argparse.ArgumentParser | argparse._ArgumentGroup, chose
 
 def _given(args: argparse.Namespace, options: Sequence[Option]) -> dict[str, object | None]:
     """What the command line gave for ``options``."""
-    return {o.name: getattr(args, f"setting_{o.name}", getattr(args, o.name, None))
-            for o in options}
+    return {o.name: getattr(args, f"setting_{o.name}", None) for o in options}
 
 
 def corpus_folder(args: argparse.Namespace) -> Path | None:
