@@ -34,7 +34,7 @@ from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.node_ranking import contextual_group
 from pytest_legalbench.modes.units import UnitContext, unit_nodes
 from pytest_legalbench.navindex.corpus import build_indexes
-from pytest_legalbench.plugin.settings import resolve_cache_dir
+from pytest_legalbench.plugin.values import resolve_cache_dir
 from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.dense_index import DenseIndex, Piece
 from pytest_legalbench.vectors.embedding import Embedder, packaged_model_path

@@ -25,7 +25,7 @@ from pytest_legalbench.gandr.settings import GandrSettings
 from pytest_legalbench.ingest.questions import load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.navindex.corpus import build_indexes
-from pytest_legalbench.plugin.settings import resolve_cache_dir
+from pytest_legalbench.plugin.values import resolve_cache_dir
 from pytest_legalbench.results.evidence import normalise
 from pytest_legalbench.tokens import estimate_tokens
 

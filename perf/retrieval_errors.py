@@ -39,7 +39,7 @@ from pytest_legalbench.modes.amendments import AmendmentLinks
 from pytest_legalbench.modes.base import ModeSettings, Provision, Retrieval
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.navindex.node import DocumentIndex, Node
-from pytest_legalbench.plugin.settings import resolve_cache_dir
+from pytest_legalbench.plugin.values import resolve_cache_dir
 from pytest_legalbench.results.evidence import Span, covered_runs, quote_found, quote_spans
 from pytest_legalbench.run.query import query_session
 

@@ -32,7 +32,7 @@ from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.units import UnitContext, unit_nodes
 from pytest_legalbench.navindex.corpus import build_indexes
-from pytest_legalbench.plugin.settings import resolve_cache_dir
+from pytest_legalbench.plugin.values import resolve_cache_dir
 from pytest_legalbench.run.query import query_session
 from pytest_legalbench.vectors.bm25 import SparseBM25
 from pytest_legalbench.vectors.lexical_index import stemmed

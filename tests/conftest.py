@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from replayed_runs import Runs, replayed_runs
 
 # In-process pytester runs drop every module first imported during the run. Modules that keep
 # process-wide state (numpy refuses a second load; vcr's patches and exception classes must be
@@ -54,3 +55,19 @@ def transactions_corpus(corpus_root: Path, shared_cache: Path) -> Any:
     documents = load_documents(Selection("transactions"), corpus_dir=corpus_root,
                                cache_dir=shared_cache)
     return Corpus(documents, build_indexes(documents, cache_dir=shared_cache), shared_cache)
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory, corpus_root: Path,
+         shared_cache: Path) -> Runs:
+    """Two real benchmark runs replayed offline, with their report folders
+    (``replayed_runs``): made once per test session, shared by the xdist workers."""
+    # Under xdist, beside the workers' temporary folders (the session's own folder), so both
+    # workers share one pair of runs; a serial session has its own folder.
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / \
+        "legalbench-replayed"
+    try:
+        return replayed_runs(shared, corpus_root, shared_cache)
+    except RuntimeError as error:
+        pytest.fail(str(error), pytrace=False)

@@ -17,25 +17,18 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.llm.call_types import Completion, StructuredResult, SystemBlock, ToolSpec
+from pytest_legalbench.llm.cassette_persister import CassetteError
+from pytest_legalbench.llm.cassette_recorder import body_digest, cassette_miss
 from pytest_legalbench.llm.cassettes import (
-    CassetteError,
     CassetteMissing,
     CassetteUse,
-    body_digest,
     cassette_file,
-    cassette_miss,
     cassette_size,
     use_cassette,
 )
-from pytest_legalbench.llm.client import (
-    ClientConfig,
-    Completion,
-    ModelCallError,
-    ModelClient,
-    StructuredResult,
-    SystemBlock,
-    ToolSpec,
-)
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
+from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.prompts import document_block
 from pytest_legalbench.reference_backend import ReferenceBackend

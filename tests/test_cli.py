@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.commands.cli import main
+from pytest_legalbench.commands.cli import build_parser, main
+from pytest_legalbench.commands.common import answer_model, mode_settings
 
 CONTRACT = """MASTER SERVICES AGREEMENT
 
@@ -249,6 +250,34 @@ def test_bad_query_options_are_usage_errors(deal: Path, tmp_path: Path,
     assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--price-card", str(card),
                  "Q?"]) == 2
     assert "card.json" in capsys.readouterr().err
+
+
+def test_backend_and_retrieval_settings_name_the_flag_or_the_variable(
+        deal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    question = ["retrieve", "--docs", str(deal), "--no-cache", "-q", "Q?"]
+    assert main([*question[:-1], "--backend", "openai", "Q?"]) == 2
+    assert "--backend='openai' is not a backend; choose from reference, anthropic" in \
+        capsys.readouterr().err
+    monkeypatch.setenv("LEGALBENCH_SERVER_KIND", "ollama")
+    assert main(question) == 2
+    assert "LEGALBENCH_SERVER_KIND='ollama' is not a server kind" in capsys.readouterr().err
+    assert main([*question[:-1], "--server-kind", "vllm", "--backend", "anthropic",
+                 "--payload-budget", "abc", "Q?"]) == 2
+    assert "--payload-budget='abc': expected a whole number" in capsys.readouterr().err
+    monkeypatch.setenv("LEGALBENCH_PAYLOAD_BUDGET", "abc")
+    assert main([*question[:-1], "--server-kind", "vllm", "Q?"]) == 2
+    assert "LEGALBENCH_PAYLOAD_BUDGET='abc': expected a whole number" in capsys.readouterr().err
+
+
+def test_the_scans_follow_the_answering_model_of_ask(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LEGALBENCH_ANSWER_MODEL", raising=False)
+    asked = build_parser().parse_args(["ask", "--model", "my-model", "Q?"])
+    settings = mode_settings(asked)
+    assert answer_model(asked) == settings.scan_model == settings.titles_model == "my-model"
+    monkeypatch.setenv("LEGALBENCH_ANSWER_MODEL", "env-model")
+    retrieved = build_parser().parse_args(["retrieve", "Q?"])
+    assert mode_settings(retrieved).scan_model == "env-model"
+    assert mode_settings(asked).scan_model == "my-model"  # the flag wins
 
 
 def test_payload_summary_reports_mean_p95_and_max() -> None:

@@ -23,17 +23,14 @@ from fake_messages import (
     usage,
 )
 
+from pytest_legalbench.llm.call_types import Completion, StructuredResult, SystemBlock, ToolSpec
 from pytest_legalbench.llm.client import (
     BackendConfigError,
     ClientConfig,
-    Completion,
-    ModelCallError,
     ModelClient,
-    StructuredResult,
-    SystemBlock,
-    ToolSpec,
     resolve_backend,
 )
+from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger, Usage
 from pytest_legalbench.llm.schema import SchemaError
 

@@ -17,14 +17,9 @@ import pytest
 from fake_messages import FakeMessages, Reply, count_reply, text_reply, tool_reply, usage
 
 from pytest_legalbench.llm import server_capabilities
-from pytest_legalbench.llm.client import (
-    ClientConfig,
-    ModelCallError,
-    ModelClient,
-    Sampling,
-    SystemBlock,
-    ToolSpec,
-)
+from pytest_legalbench.llm.call_types import Sampling, SystemBlock, ToolSpec
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
+from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.server_capabilities import JSON_TEXT
 from pytest_legalbench.llm.server_identity import ServerIdentity, host_of

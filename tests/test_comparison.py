@@ -22,7 +22,7 @@ from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.report_files import write_report
 from pytest_legalbench.results.results_file import StoredRun, read_run
 from pytest_legalbench.results.run_header import CorpusIdentity, RunHeader
-from pytest_legalbench.results.summary import summarise
+from pytest_legalbench.results.summarise import summarise
 from pytest_legalbench.stats.exact import mcnemar_exact
 
 PASS = KeyFacts(("x",), (), False, True)
@@ -79,7 +79,7 @@ def _header(**changes: object) -> RunHeader:
 
 def _run(records: list[ItemRecord], header: RunHeader | None = None) -> StoredRun:
     summary = summarise(records, CARD, backend="reference", models={"answer": "m"})
-    return StoredRun(header or _header(), tuple(records), summary.to_dict(), {})
+    return StoredRun(header or _header(), tuple(records), summary, {})
 
 
 def _pair() -> tuple[StoredRun, StoredRun]:
@@ -161,7 +161,7 @@ def test_the_compare_command_reads_report_folders(tmp_path: Path,
 
     a, b = _pair()
     for name, run in (("a", a), ("b", b)):
-        write_report(tmp_path / name, records=run.records, summary=_Plain(run.summary),
+        write_report(tmp_path / name, records=run.records, summary=run.summary,
                      backend="reference", models={"answer": "m"}, card=CARD,
                      header=replace(run.header, backend="anthropic" if name == "b" else
                                     "reference"))
@@ -180,11 +180,3 @@ def test_the_compare_command_reads_report_folders(tmp_path: Path,
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "nowhere")]) == 2
     assert "cannot read the results" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--pair", "x"]) == 2
-
-
-class _Plain:
-    def __init__(self, data: object) -> None:
-        self.data = data
-
-    def to_dict(self) -> object:
-        return self.data

@@ -24,7 +24,8 @@ from xml.etree import ElementTree
 import pytest
 
 from pytest_legalbench.judging.pairing import OUTCOMES
-from pytest_legalbench.llm.client import ClientConfig, ModelClient, SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import SystemBlock, ToolSpec
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.server_identity import resolve_identity
 from pytest_legalbench.modes.names import DEFAULT_STRATEGY

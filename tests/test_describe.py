@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.navindex.describe import ELLIPSIS, full_summary, keywords, snippet, summarise
+from pytest_legalbench.navindex.describe import ELLIPSIS, full_summary, snippet, summarise
+from pytest_legalbench.navindex.keywords import keywords
 
 GOVERNING_LAW = (
     "Section 12.7 Governing Law. This Agreement and any dispute arising under it shall be "

@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_legalbench.llm.backend import ClientConfig
-from pytest_legalbench.llm.client import ModelCallError, ModelClient, SystemBlock
+from pytest_legalbench.llm.call_types import SystemBlock
+from pytest_legalbench.llm.client import ModelClient
+from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.reference_backend import ReferenceBackend
 from pytest_legalbench.reference_backend.faults import (

@@ -13,7 +13,8 @@ from pytest_legalbench.gandr.creac import protocol_check
 from pytest_legalbench.gandr.passages import Passage
 from pytest_legalbench.gandr.roles import ModelRoles
 from pytest_legalbench.gandr.settings import GandrSettings
-from pytest_legalbench.llm.client import ClientConfig, ModelClient, Sampling
+from pytest_legalbench.llm.call_types import Sampling
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
 from pytest_legalbench.llm.ledger import Ledger
 
 PASSAGES = [Passage("deal:4.2", "deal", "4.2", "The Borrower shall pay interest monthly.")]

@@ -1,7 +1,9 @@
 """The package's import graph: no circle, and every arrow points at the same or an earlier stage.
 
 Every import counts, at module level or inside a function (an import moved into a function to
-dodge a circle is still the same dependency), and so do imports under ``TYPE_CHECKING``.
+dodge a circle is still the same dependency), and so do imports under ``TYPE_CHECKING``. A name
+imported through the package root counts as an import of the module the root re-exports it
+from, and importing a module counts as importing every package ``__init__`` that runs first.
 """
 
 from __future__ import annotations
@@ -29,29 +31,70 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(name: str, path: Path, known: set[str]) -> Iterator[str]:
-    is_package = path.name == "__init__.py"
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+def _exports() -> dict[str, str]:
+    """The package root's export table: each public name it re-exports -> the defining module."""
+    tree = ast.parse((ROOT / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(target, ast.Name)
+                                                and target.id == "_EXPORTS"
+                                                for target in node.targets):
+            table = ast.literal_eval(node.value)
+            assert isinstance(table, dict), "the root's _EXPORTS is not a dict"
+            return {str(name): str(module) for name, module in table.items()}
+    raise AssertionError(f"{PACKAGE}/__init__.py has no _EXPORTS table")
+
+
+def _imports(name: str, source: str, known: set[str], exports: dict[str, str], *,
+             is_package: bool = False) -> Iterator[str]:
+    """The package modules that module ``name`` (whose text is ``source``) imports."""
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names if alias.name in known)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = name.split(".")[: len(name.split(".")) - node.level + is_package]
-                source = ".".join([*base, *([node.module] if node.module else [])])
+                origin = ".".join([*base, *([node.module] if node.module else [])])
             else:
-                source = node.module or ""
-            if not source.startswith(PACKAGE):
+                origin = node.module or ""
+            if not origin.startswith(PACKAGE):
                 continue
             for alias in node.names:
-                submodule = f"{source}.{alias.name}"
-                yield submodule if submodule in known else source
+                submodule = f"{origin}.{alias.name}"
+                if submodule in known:
+                    yield submodule
+                elif origin == PACKAGE and name != PACKAGE and alias.name in exports:
+                    # The root re-exports a stage's name lazily: importing it through the
+                    # root is importing its defining module.
+                    yield exports[alias.name]
+                else:
+                    yield origin
+
+
+def _parents(module: str) -> list[str]:
+    """The packages below the root that importing ``module`` runs first (``a.b`` of ``a.b.c``)."""
+    parts = module.split(".")
+    return [".".join(parts[:end]) for end in range(2, len(parts))]
 
 
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
     known = set(modules)
-    return {name: {target for target in _imports(name, path, known) if target != name}
-            for name, path in modules.items()}
+    exports = _exports()
+    direct = {name: {target for target in _imports(name, path.read_text(encoding="utf-8"), known,
+                                                    exports, is_package=path.name == "__init__.py")
+                     if target != name}
+              for name, path in modules.items()}
+    # A package whose __init__ imports modules runs them whenever one of its modules is
+    # imported from outside it: that is an import too (not the root's, whose imports are for
+    # type checking; not a module's own packages, which are running already).
+    loaders = {name for name, path in modules.items()
+               if path.name == "__init__.py" and name != PACKAGE and direct[name]}
+    graph = {}
+    for name, targets in direct.items():
+        implicit = {parent for target in targets for parent in _parents(target)
+                    if parent in loaders and not f"{name}.".startswith(f"{parent}.")}
+        graph[name] = (targets | implicit) - {name}
+    return graph
 
 
 def _stage(module: str) -> str:
@@ -124,6 +167,31 @@ def test_imports_point_to_the_same_or_an_earlier_stage() -> None:
             if STAGES.index(_stage(target)) > STAGES.index(_stage(module)):
                 upstream.append(f"{module} -> {target}")
     assert not upstream, "imports of a later stage:\n" + "\n".join(sorted(upstream))
+
+
+def test_a_name_imported_through_the_root_points_at_its_defining_module() -> None:
+    exports = _exports()
+    assert exports["Settings"] == f"{PACKAGE}.plugin.settings"
+    found = set(_imports(f"{PACKAGE}.results.summary",
+                         "from pytest_legalbench import Settings, __version__\n",
+                         set(_modules()), exports))
+    assert found == {f"{PACKAGE}.plugin.settings", PACKAGE}
+
+
+def test_importing_a_module_imports_the_packages_it_lies_in() -> None:
+    graph = _graph()
+    # run.backend imports reference_backend.server; the package's __init__ runs first.
+    assert f"{PACKAGE}.reference_backend" in graph[f"{PACKAGE}.run.backend"]
+    # Not a module's own package: it is already running when the module is imported.
+    assert f"{PACKAGE}.reference_backend" not in graph[f"{PACKAGE}.reference_backend.server"]
+
+
+def test_the_package_imports_its_root_only_by_name() -> None:
+    """``import pytest_legalbench`` would hide which stage its attributes come from."""
+    bare = [name for name, path in _modules().items()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Import) and any(a.name == PACKAGE for a in node.names)]
+    assert bare == []
 
 
 def test_the_leaves_import_nothing_from_the_package() -> None:

@@ -23,7 +23,7 @@ from pytest_legalbench.results.judge_audit import (
     read_audit,
 )
 from pytest_legalbench.results.report_files import write_report
-from pytest_legalbench.results.summary import summarise
+from pytest_legalbench.results.summarise import summarise
 from pytest_legalbench.results.verdicts_file import VERDICT_COLUMNS
 
 

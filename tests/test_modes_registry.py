@@ -48,10 +48,24 @@ def test_the_default_strategy_is_a_navembed_strategy() -> None:
 def test_every_strategy_is_built_by_the_navembed_module() -> None:
     from pytest_legalbench.modes import navembed
 
-    # One list of names (the registry's); navembed has a class for each node-level strategy
-    # and builds the other three itself.
-    assert set(navembed.NODE_MODES) == set(NAVEMBED_STRATEGIES) - {"rerank", "titles", "chunks"}
-    assert [cls.strategy for cls in navembed.NODE_MODES.values()] == list(navembed.NODE_MODES)
+    # One table (navembed's) builds the strategies; the names parsed without importing it are
+    # its names, in its order (navembed refuses to import otherwise).
+    assert tuple(navembed.STRATEGIES) == NAVEMBED_STRATEGIES
+
+
+def test_the_strategy_names_are_checked_when_navembed_is_imported() -> None:
+    script = textwrap.dedent("""
+        import pytest_legalbench.modes.names as names
+        names.NAVEMBED_STRATEGIES = names.NAVEMBED_STRATEGIES[:-1]
+        try:
+            import pytest_legalbench.modes.navembed
+        except ImportError as error:
+            print(error)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=False, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert "differs from the strategies navembed builds" in done.stdout
 
 
 def test_plain_modes_are_built_on_the_corpus() -> None:

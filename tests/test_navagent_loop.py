@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from modes_samples import LEASE, LEASE_AMENDMENT, WordEmbedder, two_deal_corpus
 
-from pytest_legalbench.llm.client import Completion, SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import Completion, SystemBlock, ToolSpec
 from pytest_legalbench.llm.conversation import Exchange, ToolUse
 from pytest_legalbench.llm.ledger import Call, Ledger, ToolEvent, Usage
 from pytest_legalbench.llm.prompts import answer_user

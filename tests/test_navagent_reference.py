@@ -13,8 +13,9 @@ from pytest_legalbench.modes.navagent import NavagentMode, searcher_of
 from pytest_legalbench.modes.navembed import ClosureMode
 from pytest_legalbench.reference_backend.agent import is_agent_request, next_calls
 from pytest_legalbench.reference_backend.identity import BACKEND_NOTE
+from pytest_legalbench.reference_backend.request_parsing import parse_request
 from pytest_legalbench.reference_backend.responder import respond
-from pytest_legalbench.reference_backend.wire import Block, parse_request
+from pytest_legalbench.reference_backend.wire import Block
 
 RENT = "What is the monthly rent for the equipment?"
 TOOLS = [{"name": name, "input_schema": {"type": "object"}}

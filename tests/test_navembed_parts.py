@@ -25,7 +25,8 @@ from pytest_legalbench.modes.chunks import (
 )
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.reference_backend import titles as reference_titles
-from pytest_legalbench.reference_backend.wire import WireError, parse_request
+from pytest_legalbench.reference_backend.request_parsing import parse_request
+from pytest_legalbench.reference_backend.wire import WireError
 from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
 from pytest_legalbench.vectors.embedding import EmbeddedTexts, EmbeddingModelError, text_digest
 from pytest_legalbench.vectors.lexical_index import LexicalIndex, tokenise

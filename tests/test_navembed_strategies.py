@@ -176,7 +176,7 @@ def test_rerank_without_a_cross_encoder_is_unavailable_before_anything_is_embedd
 def test_build_names_bad_strategies_and_a_missing_client() -> None:
     assert NAVEMBED_STRATEGIES == ("embed", "embed+xref", "hybrid", "closure", "rerank",
                                    "titles", "chunks")
-    assert set(navembed.NODE_MODES) | {"rerank", "titles", "chunks"} == set(NAVEMBED_STRATEGIES)
+    assert tuple(navembed.STRATEGIES) == NAVEMBED_STRATEGIES
     with pytest.raises(ValueError, match="unknown navembed strategy 'bm25'"):
         navembed.build("bm25", _corpus(), ModeSettings(), None)
     with pytest.raises(ValueError, match="calls a model"):
@@ -278,7 +278,7 @@ def test_titles_pick_documents_first_when_the_listing_exceeds_the_budget() -> No
 
 
 def test_titles_with_no_document_picked_list_nothing_and_call_once() -> None:
-    from pytest_legalbench.llm.client import StructuredResult
+    from pytest_legalbench.llm.call_types import StructuredResult
     from pytest_legalbench.llm.ledger import Usage
 
     mode = TitlesMode(_corpus(), ModeSettings(scan_budget_tokens=10), client=None)  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 from modes_samples import LEASE, LEASE_AMENDMENT, lease_corpus
 
-from pytest_legalbench.llm.client import SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import SystemBlock, ToolSpec
 from pytest_legalbench.llm.scan_prompt import (
     document_line,
     documents_system,
@@ -22,7 +22,8 @@ from pytest_legalbench.llm.scan_prompt import (
 )
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.reference_backend.navigator import select_documents_input, select_nodes_input
-from pytest_legalbench.reference_backend.wire import MessagesRequest, WireError, parse_request
+from pytest_legalbench.reference_backend.request_parsing import parse_request
+from pytest_legalbench.reference_backend.wire import MessagesRequest, WireError
 
 
 def _request(system: Sequence[SystemBlock], user: str, tool: ToolSpec) -> MessagesRequest:

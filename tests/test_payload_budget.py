@@ -11,11 +11,9 @@ from modes_samples import WordEmbedder, reference_client, two_deal_corpus
 
 from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.modes.base import Mode, ModeSettings
-from pytest_legalbench.modes.chunks import ChunksMode
 from pytest_legalbench.modes.names import NAVEMBED_STRATEGIES
-from pytest_legalbench.modes.navembed import NODE_MODES
+from pytest_legalbench.modes.navembed import STRATEGIES
 from pytest_legalbench.modes.navigate import NavindexMode
-from pytest_legalbench.modes.titles import TitlesMode
 from pytest_legalbench.tokens import estimate_tokens
 
 CORPUS = two_deal_corpus()
@@ -31,19 +29,21 @@ def client() -> Iterator[ModelClient]:
         yield started
 
 
+#: rerank needs cross-encoder weights; it selects through the same budgeted choice.
+CHECKED = tuple(name for name in STRATEGIES if name != "rerank")
+
+
 def _modes(budget: int, client: ModelClient) -> list[Mode]:
     settings = ModeSettings(payload_budget_tokens=budget, k=4)
     embedder = WordEmbedder()
-    modes: list[Mode] = [cls(CORPUS, settings, embedder) for cls in NODE_MODES.values()]
-    modes += [ChunksMode(CORPUS, embedder, budget), TitlesMode(CORPUS, settings, client),
-              NavindexMode(CORPUS, settings, client)]
-    return modes
+    modes = [STRATEGIES[name](CORPUS, settings, lambda: embedder, client) for name in CHECKED]
+    return [*modes, NavindexMode(CORPUS, settings, client)]
 
 
-def test_every_strategy_but_rerank_is_checked() -> None:
-    checked = {*NODE_MODES, "chunks", "titles"}
-    # rerank needs cross-encoder weights; it selects through the same budgeted choice.
-    assert set(NAVEMBED_STRATEGIES) - checked == {"rerank"}
+def test_every_strategy_but_rerank_is_checked(client: ModelClient) -> None:
+    assert set(NAVEMBED_STRATEGIES) - set(CHECKED) == {"rerank"}
+    assert [mode.name for mode in _modes(100, client)] == [
+        *(f"navembed:{name}" for name in CHECKED), "navindex"]
 
 
 @settings(max_examples=25, deadline=None,

@@ -10,7 +10,9 @@ from fake_messages import FakeMessages, error_reply
 from test_benchmark_plugin import bench, isolate_environment, prepare
 
 from pytest_legalbench.llm.backend import ClientConfig
-from pytest_legalbench.llm.client import ModelCallError, ModelClient, SystemBlock
+from pytest_legalbench.llm.call_types import SystemBlock
+from pytest_legalbench.llm.client import ModelClient
+from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.redaction import REDACTED, Redactor, redactor_for
 
@@ -74,7 +76,7 @@ def test_a_benchmark_against_an_echoing_server_writes_the_key_nowhere(
 
 
 def test_a_recorded_response_body_is_stored_without_the_key() -> None:
-    from pytest_legalbench.llm.cassettes import new_recorder
+    from pytest_legalbench.llm.cassette_recorder import new_recorder
 
     scrub = new_recorder(redactor_for(LOCAL_KEY)).before_record_response
     stored = scrub({"status": {"code": 401}, "headers": {"Set-Cookie": ["a"]},

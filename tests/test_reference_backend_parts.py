@@ -17,7 +17,8 @@ from pytest_legalbench.reference_backend.facts import Fact, citation_matches, ex
 from pytest_legalbench.reference_backend.judging import judge
 from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences, stem
 from pytest_legalbench.reference_backend.prompt_parts import find_documents, find_provisions
-from pytest_legalbench.reference_backend.wire import WireError, parse_request
+from pytest_legalbench.reference_backend.request_parsing import parse_request
+from pytest_legalbench.reference_backend.wire import WireError
 
 AGREEMENT = """SUPPLY AGREEMENT
 

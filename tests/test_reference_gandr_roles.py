@@ -25,16 +25,17 @@ from pytest_legalbench.gandr.tool_specs import (
     equivalence_tool,
     rubric_tool,
 )
-from pytest_legalbench.llm.client import ToolSpec
+from pytest_legalbench.llm.call_types import ToolSpec
 from pytest_legalbench.llm.prompts import REFUSAL, load_prompt
 from pytest_legalbench.llm.schema import problems
 from pytest_legalbench.reference_backend import BACKEND_NOTE
 from pytest_legalbench.reference_backend.answering import extractive_answer
 from pytest_legalbench.reference_backend.gandr_prompt import ShownPassage
 from pytest_legalbench.reference_backend.passage_evidence import ranked_evidence, seeded_evidence
+from pytest_legalbench.reference_backend.request_parsing import parse_request
 from pytest_legalbench.reference_backend.responder import respond
 from pytest_legalbench.reference_backend.staged_roles import plan_lines
-from pytest_legalbench.reference_backend.wire import MessagesRequest, WireError, parse_request
+from pytest_legalbench.reference_backend.wire import MessagesRequest, WireError
 
 PASSAGES = (
     Passage("supply:3.1", "supply", "Section 3.1",

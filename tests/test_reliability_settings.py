@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from pytest_legalbench.plugin.settings import SettingsError, resolve_settings
+from pytest_legalbench.plugin.settings import resolve_settings
+from pytest_legalbench.plugin.values import SettingsError
 
 
 def _profiles() -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import struct
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -16,25 +17,17 @@ from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.cost_chart import INJECT_COLD, INJECT_WARM, cumulative_costs
 from pytest_legalbench.results.item_record import RECORD_FORMAT, ItemRecord, KeyFacts
-from pytest_legalbench.results.report_files import write_report
+from pytest_legalbench.results.report_files import _nested_lines, summary_markdown, write_report
+from pytest_legalbench.results.summarise import summarise
+from pytest_legalbench.results.summary import Summary
 from pytest_legalbench.results.verdicts_file import VERDICT_COLUMNS
-
-
-class Plain:
-    """A summary given as its plain form (the renderer takes any nesting of builtins)."""
-
-    def __init__(self, data: dict[str, object]) -> None:
-        self.data = data
-
-    def to_dict(self) -> dict[str, object]:
-        return self.data
-
 
 CARD = load_price_card()  # input $3.00, cache write $3.75, cache read $0.30, output $15 per M
 MODELS = {"answer": "claude-sonnet-4-6", "judge": "claude-opus-4-7"}
 NAVEMBED = "navembed:hybrid"
 NAVINDEX = "navindex"
-SUMMARY: dict[str, object] = {
+#: Nested builtins, as report.md's summary renderer takes them.
+NESTED: dict[str, object] = {
     "tally": {NAVEMBED: {"inject": 1, "mode": 0, "tie": 1, "unscored": 1}},
     "controls": {"declined": [True, False]},
     "note": "two modes",
@@ -107,9 +100,13 @@ def _records() -> list[ItemRecord]:
     ]
 
 
+def _summary(records: list[ItemRecord]) -> Summary:
+    return summarise(records, CARD, backend="reference", models=MODELS)
+
+
 @pytest.fixture
 def written(tmp_path: Path) -> list[Path]:
-    return write_report(tmp_path / "report", records=_records(), summary=Plain(SUMMARY),
+    return write_report(tmp_path / "report", records=_records(), summary=_summary(_records()),
                         backend="reference", models=MODELS, card=CARD)
 
 
@@ -127,7 +124,8 @@ def test_results_json_round_trips_every_record_in_order(written: list[Path]) -> 
     assert set(data) == {"format_version", "backend", "models", "run", "records", "provisions",
                          "texts", "summary"}
     assert data["format_version"] == RECORD_FORMAT
-    assert (data["backend"], data["models"], data["summary"]) == ("reference", MODELS, SUMMARY)
+    assert (data["backend"], data["models"], data["summary"]) == (
+        "reference", MODELS, _summary(_records()).to_dict())
     records = [ItemRecord.from_dict(item) for item in data["records"]]
     assert records == sorted(_records(), key=lambda r: (r.question_id, r.mode))
     assert data["records"][0]["inject_calls"][0]["latency_s"] == 1.25
@@ -180,7 +178,11 @@ def test_report_markdown_tables(written: list[Path]) -> None:
 def test_report_markdown_renders_the_summary_as_nested_lists(written: list[Path]) -> None:
     text = written[1].read_text(encoding="utf-8")
     summary = text[text.index("## Summary"):].splitlines()
-    assert summary[2:] == [
+    assert summary[2:] == summary_markdown(_summary(_records()))
+    assert summary[2:5] == ["- **backend**: reference",
+                            "- **models**:", "  - **answer**: claude-sonnet-4-6"]
+    assert f"  - **{NAVEMBED}**:" in summary and "    - **items**: 3" in summary
+    assert _nested_lines(NESTED) == [
         "- **tally**:",
         f"  - **{NAVEMBED}**:",
         "    - **inject**: 1",
@@ -218,17 +220,17 @@ def test_cost_chart_is_a_png(written: list[Path]) -> None:
 def test_inject_only_run(tmp_path: Path) -> None:
     records = [_record(question, "inject", verdict=None, raw=(None, None), mode_calls=(),
                        answer=None) for question in ("beta-term", "alpha-fee")]
-    paths = write_report(tmp_path, records=records, summary=Plain({}), backend="reference",
-                         models=MODELS, card=CARD)
+    paths = write_report(tmp_path, records=records, summary=_summary(records),
+                         backend="reference", models=MODELS, card=CARD)
     assert list(cumulative_costs(records, CARD)) == [INJECT_WARM, INJECT_COLD]
     assert paths[2].read_text(encoding="utf-8").splitlines() == [",".join(VERDICT_COLUMNS)]
     report = paths[1].read_text(encoding="utf-8").splitlines()
     assert "| alpha-fee | fact | — | 2/2 | — | — | — | 1,234 | — | $0.7578 |" in report
-    assert report[-1] == "(empty)"
+    assert report[report.index("## Summary") + 2:] == summary_markdown(_summary(records))
 
 
 def test_empty_run_still_writes_every_file(tmp_path: Path) -> None:
-    paths = write_report(tmp_path, records=[], summary=Plain({"items": 0}), backend="reference",
+    paths = write_report(tmp_path, records=[], summary=_summary([]), backend="reference",
                          models={}, card=CARD)
     assert cumulative_costs([], CARD) == {INJECT_WARM: [], INJECT_COLD: []}
     assert all(path.is_file() for path in paths)
@@ -240,15 +242,23 @@ def test_duplicate_item_is_an_error(tmp_path: Path) -> None:
     records = _records()
     with pytest.raises(ValueError, match="two records for question 'alpha-fee' under mode "
                                          "'navindex'"):
-        write_report(tmp_path, records=[*records, records[-1]], summary=Plain({}),
+        write_report(tmp_path, records=[*records, records[-1]], summary=_summary(records),
                      backend="reference", models=MODELS, card=CARD)
     assert not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("summary", [{"when": object()}, {"rate": float("nan")}])
-def test_summary_that_is_not_json_is_an_error(tmp_path: Path, summary: dict[str, object]) -> None:
+def _unwritable(summary: Summary, kind: str) -> Summary:
+    if kind == "object":
+        return replace(summary, models={"answer": object()})  # type: ignore[dict-item]
+    return replace(summary, modes=(replace(summary.modes[0], evidence_recall=float("nan")),
+                                   *summary.modes[1:]))
+
+
+@pytest.mark.parametrize("kind", ["object", "nan"])
+def test_summary_that_is_not_json_is_an_error(tmp_path: Path, kind: str) -> None:
+    summary = _unwritable(_summary(_records()), kind)
     with pytest.raises(ValueError, match=r"results\.json: the summary or a record is not plain"):
-        write_report(tmp_path, records=_records(), summary=Plain(summary), backend="reference",
+        write_report(tmp_path, records=_records(), summary=summary, backend="reference",
                      models=MODELS, card=CARD)
 
 

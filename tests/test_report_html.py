@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replayed_runs import SELECTION, Runs, replayed_runs
+from replayed_runs import SELECTION, Runs
 
 from pytest_legalbench.commands.cli import main
 
@@ -48,20 +48,6 @@ def browser() -> Iterator[Any]:
         launched = driver.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory, corpus_root: Path,
-         shared_cache: Path) -> Runs:
-    # Under xdist, beside the workers' temporary folders (the session's own folder), so both
-    # workers share one pair of runs; a serial session has its own folder.
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / \
-        "legalbench-replayed"
-    try:
-        return replayed_runs(shared, corpus_root, shared_cache)
-    except RuntimeError as error:
-        pytest.fail(str(error), pytrace=False)
 
 
 def results(folder: Path) -> dict[str, Any]:

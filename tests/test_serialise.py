@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_legalbench.navindex.describe import keywords, summarise
+from pytest_legalbench.navindex.describe import summarise
 from pytest_legalbench.navindex.json_forms import readable_json
+from pytest_legalbench.navindex.keywords import keywords
 from pytest_legalbench.navindex.node import FLAG_NAMES, DocumentIndex, DocumentTags, Flags, Node
 from pytest_legalbench.navindex.schema import (
     DEFAULT_RUNG,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
-from pytest_legalbench.results.summary import summarise
+from pytest_legalbench.results.summarise import summarise
 from pytest_legalbench.results.summary_lines import summary_lines
 
 YES = KeyFacts(("x",), (), False, True)

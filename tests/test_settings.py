@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_legalbench.plugin.settings import OPTIONS, SettingsError, resolve_settings
+from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS, option
+from pytest_legalbench.plugin.settings import resolve_mode_settings, resolve_settings
+from pytest_legalbench.plugin.values import SettingsError
 
 
 def _profiles() -> tuple[str, ...]:
@@ -39,12 +41,15 @@ def test_bad_values_name_the_option(tmp_path: Path) -> None:
 
 
 def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
-    assert [o.ini for o in OPTIONS] == [
+    assert [o.ini for o in OPTIONS if o.in_ini] == [
         "legalbench_profile", "legalbench_docs", "legalbench_corpus_dir", "legalbench_cache_dir",
         "legalbench_backend", "legalbench_base_url", "legalbench_server_kind",
         "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
         "legalbench_questions",
-        "legalbench_report", "legalbench_faults", "legalbench_max_cost", "legalbench_repeats"]
+        "legalbench_report", "legalbench_faults", "legalbench_max_cost", "legalbench_repeats",
+        "legalbench_fail_on_loss", "legalbench_skip_invalid"]
+    # Resuming a run belongs to one invocation, never to an ini file.
+    assert [o.flag for o in OPTIONS if not o.in_ini] == ["--legalbench-resume"]
 
 
 def test_gandr_systems_are_modes_and_gandr_all_names_all_six() -> None:
@@ -87,8 +92,8 @@ def test_modes_default_to_navembed_and_navindex_and_resolve_strategies() -> None
 
 def test_judge_report_questions_and_fail_on_loss(tmp_path: Path) -> None:
     settings = resolve_settings({"judge": "forced", "report": str(tmp_path / "out"),
-                                 "questions": str(tmp_path)}, {}, {}, profiles=_profiles,
-                                fail_on_loss=True)
+                                 "questions": str(tmp_path), "fail_on_loss": True}, {}, {},
+                                profiles=_profiles)
     assert (settings.judge, settings.report_dir, settings.questions_dir,
             settings.fail_on_loss) == ("forced", tmp_path / "out", tmp_path, True)
     assert resolve_settings({}, {}, {}, profiles=_profiles).judge == "reference-anchored"
@@ -116,8 +121,6 @@ def test_settings_travel_as_plain_builtins(tmp_path: Path) -> None:
 
 
 def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> None:
-    from pytest_legalbench.plugin.settings import RETRIEVAL_OPTIONS
-
     model = tmp_path / "model"
     model.mkdir()
     ini = {"k": "5", "payload_budget_tokens": "4000"}
@@ -152,8 +155,6 @@ def test_bad_retrieval_settings_name_the_option(given: dict[str, str], message: 
 
 
 def test_the_command_line_names_its_own_flags() -> None:
-    from pytest_legalbench.plugin.settings import resolve_mode_settings
-
     with pytest.raises(SettingsError, match="--top-k='-2'"):
         resolve_mode_settings({"k": "-2"}, {}, {}, from_cli=True)
     assert resolve_mode_settings({}, {}, {"LEGALBENCH_CONTEXT_WINDOW": "1000"},
@@ -182,3 +183,61 @@ def test_the_server_kind_is_checked_and_auto_by_default() -> None:
     with pytest.raises(SettingsError, match="--legalbench-server-kind='ollama' is not a server "
                                             "kind; choose from auto, claude"):
         resolve_settings({"server_kind": "ollama"}, {}, {}, profiles=_profiles)
+
+
+@pytest.mark.parametrize(("cli", "ini", "env", "message"), [
+    ({}, {}, {"LEGALBENCH_PAYLOAD_BUDGET": "abc"},
+     "LEGALBENCH_PAYLOAD_BUDGET='abc': expected a whole number of at least 1"),
+    ({}, {"payload_budget_tokens": "abc"}, {},
+     "ini key legalbench_payload_budget='abc': expected a whole number of at least 1"),
+    ({"payload_budget_tokens": "abc"}, {"payload_budget_tokens": "5"},
+     {"LEGALBENCH_PAYLOAD_BUDGET": "6"},
+     "--legalbench-payload-budget='abc': expected a whole number of at least 1"),
+    ({}, {}, {"LEGALBENCH_PROFILE": "nope"}, "LEGALBENCH_PROFILE='nope' is not a known profile"),
+    ({}, {"judge": "coin"}, {}, "ini key legalbench_judge='coin' is not a judging protocol"),
+    ({}, {}, {"LEGALBENCH_BACKEND": "openai"}, "LEGALBENCH_BACKEND='openai' is not a backend"),
+    ({}, {}, {"LEGALBENCH_SERVER_KIND": "ollama"},
+     "LEGALBENCH_SERVER_KIND='ollama' is not a server kind"),
+    ({}, {}, {"LEGALBENCH_MAX_COST": "lots"}, "LEGALBENCH_MAX_COST='lots': expected a positive"),
+    ({}, {"repeats": "0"}, {}, "ini key legalbench_repeats='0': expected a whole number"),
+    ({}, {}, {"LEGALBENCH_FAULTS": "429:2"}, "LEGALBENCH_FAULTS: '429:2': a rate is between"),
+    ({}, {}, {"LEGALBENCH_EMBEDDING_BACKEND": "tf"},
+     "LEGALBENCH_EMBEDDING_BACKEND='tf': choose one of torch, onnx-int8"),
+    ({}, {"fail_on_loss": "maybe"}, {},
+     "ini key legalbench_fail_on_loss='maybe': expected true or false"),
+])
+def test_a_bad_value_names_where_it_came_from(cli: dict[str, str], ini: dict[str, str],
+                                              env: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingsError, match=message.replace("(", r"\(")):
+        resolve_settings(cli, ini, env, profiles=_profiles)
+
+
+def test_a_bad_mode_or_gandr_change_names_where_it_came_from() -> None:
+    with pytest.raises(SettingsError, match="ini key mode='navembed:magic'"):
+        resolve_settings({}, {}, {}, profiles=_profiles, modes=["navembed:magic"],
+                         modes_from="ini key mode")
+    with pytest.raises(SettingsError, match="ini key legalbench_gandr 'top=3'"):
+        resolve_settings({}, {}, {}, profiles=_profiles, gandr=["top=3"],
+                         gandr_from="ini key legalbench_gandr")
+
+
+def test_switches_and_the_resumed_run_are_settings(tmp_path: Path) -> None:
+    plain = resolve_settings({}, {}, {}, profiles=_profiles)
+    assert (plain.fail_on_loss, plain.skip_invalid, plain.resume_dir) == (False, False, None)
+    chosen = resolve_settings({"skip_invalid": True, "resume": str(tmp_path)},
+                              {"fail_on_loss": True}, {}, profiles=_profiles)
+    assert (chosen.fail_on_loss, chosen.skip_invalid, chosen.resume_dir) == (True, True,
+                                                                             tmp_path)
+    # pytest reads an unset bool ini key as False: the switch stays off.
+    assert not resolve_settings({}, {"skip_invalid": False}, {},
+                                profiles=_profiles).skip_invalid
+    # An ini file cannot resume a run.
+    assert resolve_settings({}, {"resume": str(tmp_path)}, {},
+                            profiles=_profiles).resume_dir is None
+
+
+def test_help_texts_end_their_sentence_before_the_environment_variable() -> None:
+    assert option("k").help_text().endswith(". Default: 10. Env: $LEGALBENCH_TOP_K")
+    assert option("questions").help_text() == option("questions").help
+    for each in (*OPTIONS, *RETRIEVAL_OPTIONS):
+        assert "Env:" not in each.help, each.name  # added once, by help_text()

@@ -10,7 +10,7 @@ from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.reported_rate import ReportedRate
-from pytest_legalbench.results.summary import summarise
+from pytest_legalbench.results.summarise import summarise
 from pytest_legalbench.results.summary_lines import split_lines, summary_lines
 from pytest_legalbench.results.verdict_split import (
     audit_flag,

@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run_errors() -> tuple[type[Exception], ...]:
     from pytest_legalbench.ingest.questions import QuestionFileError
-    from pytest_legalbench.llm.client import BackendConfigError, ModelCallError
+    from pytest_legalbench.llm.client import BackendConfigError
+    from pytest_legalbench.llm.failures import ModelCallError
     from pytest_legalbench.llm.pricing import PriceCardError
     from pytest_legalbench.modes.base import ModeUnavailable
     from pytest_legalbench.spans.benchmark_file import BenchmarkFormatError

@@ -1,7 +1,8 @@
 """What the subcommands share: corpus selection options, progress lines, user-facing errors.
 
-Where files live and every retrieval setting are resolved by the plugin's own rule
-(``plugin.settings``): a flag, then the environment variable, then the default.
+Where files live, the backend, the answering model and every retrieval setting are the
+plugin's settings (``plugin.options``), resolved by its own rule (``plugin.settings``): a flag,
+then the environment variable, then the default; a bad value names where it came from.
 """
 
 from __future__ import annotations
@@ -11,27 +12,31 @@ import dataclasses
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_legalbench.defaults import BACKENDS, CACHE_ENV, CORPUS_ENV, DEFAULT_PROFILE
+from pytest_legalbench.defaults import DEFAULT_PROFILE
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.loading import describe_inference
 from pytest_legalbench.ingest.selection import Selection, load_documents
-from pytest_legalbench.llm.server_identity import KIND_CHOICES
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.names import DEFAULT_STRATEGY, mode_names, parse_mode
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.navindex.schema import DEFAULT_RUNG, RUNGS
+from pytest_legalbench.plugin.options import BACKEND_OPTIONS, RETRIEVAL_OPTIONS, Option, option
 from pytest_legalbench.plugin.settings import (
-    OPTIONS,
-    RETRIEVAL_OPTIONS,
+    resolve_answer_model,
+    resolve_backend_choice,
+    resolve_mode_settings,
+    resolve_server_kind,
+)
+from pytest_legalbench.plugin.values import (
     SettingsError,
     choose,
     resolve_cache_dir,
     resolve_corpus_dir,
-    resolve_mode_settings,
 )
 
 
@@ -71,56 +76,81 @@ def add_selectors(parser: argparse.ArgumentParser) -> None:
 
 def add_folder_options(parser: argparse.ArgumentParser) -> None:
     """``--corpus-dir`` and ``--cache-dir``."""
-    parser.add_argument("--corpus-dir", type=Path,
-                        help=f"folder holding the profile's documents (default: ${CORPUS_ENV})")
-    parser.add_argument("--cache-dir", type=Path,
-                        help=f"cache folder (default: ${CACHE_ENV}, else "
-                             f"$XDG_CACHE_HOME/pytest-legalbench)")
+    for name in ("corpus_dir", "cache_dir"):
+        add_setting(parser, option(name), type=Path, metavar=name.upper())
 
 
-def add_backend_options(parser: argparse.ArgumentParser) -> None:
-    """Options for the model backend and the retrieval settings every mode shares (the same
-    settings as the plugin's ``--legalbench-*`` options, with the same environment
-    variables)."""
-    parser.add_argument("--backend", choices=BACKENDS,
-                        help="'reference' (embedded, no key) or 'anthropic'; default: anthropic "
-                             "when ANTHROPIC_API_KEY is set, else reference")
-    parser.add_argument("--base-url", help="Messages-API server (default: $ANTHROPIC_BASE_URL)")
-    parser.add_argument("--server-kind", choices=KIND_CHOICES,
-                        help="kind of that server, for its capability rules (default: "
-                             "$LEGALBENCH_SERVER_KIND, else asked once: GET /v1/models)")
+def add_backend_options(parser: argparse.ArgumentParser, *, answering: bool = False) -> None:
+    """Options for the model backend (and, for a command that answers, the answering model)
+    and the retrieval settings every mode shares: the settings of the plugin's
+    ``--legalbench-*`` options, with the same environment variables, resolved by the same rule
+    (``plugin.settings``)."""
+    for chosen in BACKEND_OPTIONS:
+        add_setting(parser, chosen)
+    if answering:
+        add_setting(parser, option("answer_model"))
     group = parser.add_argument_group("retrieval settings")
-    for option in RETRIEVAL_OPTIONS:
-        assert option.cli is not None  # every retrieval setting has a command-line flag
-        env = f" Env: ${option.env}." if option.env else ""
-        group.add_argument(option.cli, dest=f"setting_{option.name}", metavar="VALUE",
-                           help=f"{option.help}.{env}")
+    for chosen in RETRIEVAL_OPTIONS:
+        add_setting(group, chosen)
+
+
+def add_setting(parser: argparse.ArgumentParser | argparse._ArgumentGroup, chosen: Option,
+                **overrides: Any) -> None:
+    """Add the command's flag of a setting; its value is read by ``_given``."""
+    assert chosen.cli is not None  # a setting the command offers has a command-line flag
+    parser.add_argument(chosen.cli, **{"dest": f"setting_{chosen.name}", "metavar": "VALUE",
+                                       "help": chosen.help_text(), **overrides})
+
+
+def _given(args: argparse.Namespace, options: Sequence[Option]) -> dict[str, object | None]:
+    """What the command line gave for ``options``."""
+    return {o.name: getattr(args, f"setting_{o.name}", None) for o in options}
 
 
 def corpus_folder(args: argparse.Namespace) -> Path | None:
     """The corpus mirror folder from ``--corpus-dir`` or the environment."""
-    chosen = choose([o for o in OPTIONS if o.name == "corpus_dir"],
-                    {"corpus_dir": getattr(args, "corpus_dir", None)}, {}, os.environ)
+    chosen = choose([option("corpus_dir")], _given(args, [option("corpus_dir")]), {},
+                    os.environ, from_cli=True)
     try:
-        return resolve_corpus_dir(chosen["corpus_dir"], cli=True)
+        return resolve_corpus_dir(chosen["corpus_dir"])
     except SettingsError as error:
         raise UsageProblem(str(error)) from None
 
 
 def cache_folder(args: argparse.Namespace) -> Path:
     """The cache folder from ``--cache-dir``, the environment or the default."""
-    chosen = choose([o for o in OPTIONS if o.name == "cache_dir"],
-                    {"cache_dir": getattr(args, "cache_dir", None)}, {}, os.environ)
-    return resolve_cache_dir(chosen["cache_dir"])
+    chosen = choose([option("cache_dir")], _given(args, [option("cache_dir")]), {}, os.environ,
+                    from_cli=True)["cache_dir"]
+    return resolve_cache_dir(None if chosen is None else chosen.text)
+
+
+def answer_model(args: argparse.Namespace) -> str:
+    """The answering model from ``--model`` (where the command has it) or the environment."""
+    chosen = choose([option("answer_model")], _given(args, [option("answer_model")]), {},
+                    os.environ, from_cli=True)
+    return resolve_answer_model(chosen["answer_model"])
+
+
+def backend_choice(args: argparse.Namespace) -> tuple[str | None, str | None, str | None]:
+    """The backend asked for, the base URL and the server kind, from the flags or the
+    environment (None: the key decides, the backend's own URL, ask the server)."""
+    chosen = choose(BACKEND_OPTIONS, _given(args, BACKEND_OPTIONS), {}, os.environ,
+                    from_cli=True)
+    base_url = chosen["base_url"]
+    try:
+        return (resolve_backend_choice(chosen["backend"]),
+                None if base_url is None else base_url.text,
+                resolve_server_kind(chosen["server_kind"]))
+    except SettingsError as error:
+        raise UsageProblem(str(error)) from None
 
 
 def mode_settings(args: argparse.Namespace, **overrides: Any) -> ModeSettings:
     """The retrieval settings of a command line (``overrides`` win, e.g. the ``k`` a span
-    benchmark needs)."""
-    given = {option.name: getattr(args, f"setting_{option.name}", None)
-             for option in RETRIEVAL_OPTIONS}
+    benchmark needs); the scans follow the answering model."""
     try:
-        settings = resolve_mode_settings(given, {}, os.environ, from_cli=True)
+        settings = resolve_mode_settings(_given(args, RETRIEVAL_OPTIONS), {}, os.environ,
+                                         answer_model=answer_model(args), from_cli=True)
         return dataclasses.replace(settings, **overrides) if overrides else settings
     except (SettingsError, ValueError) as error:
         raise UsageProblem(str(error)) from None
@@ -174,15 +204,12 @@ def open_query(args: argparse.Namespace, progress: Progress, mode_spec: str,
     except ValueError as error:
         raise UsageProblem(str(error)) from None
     chosen = mode_settings(args, **settings)
+    backend, base_url, kind = backend_choice(args)
     if documents is None:
         _, documents = load_selection(args, progress)
     if indexes is None:
         # Inject sends whole documents, so it never needs the index built.
         indexes = () if mode == "inject" else indexes_of(args, documents, progress)
-    kind = args.server_kind or os.environ.get("LEGALBENCH_SERVER_KIND") or None
-    if kind is not None and kind not in KIND_CHOICES:
-        raise UsageProblem(f"LEGALBENCH_SERVER_KIND={kind!r} is not one of "
-                           f"{', '.join(KIND_CHOICES)}")
-    return query_session(documents, indexes, mode=mode, backend=args.backend,
-                         base_url=args.base_url, settings=chosen,
-                         cache_dir=working_cache(args), progress=progress, server_kind=kind)
+    return query_session(documents, indexes, mode=mode, backend=backend, base_url=base_url,
+                         settings=chosen, cache_dir=working_cache(args), progress=progress,
+                         server_kind=kind)

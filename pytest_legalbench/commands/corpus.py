@@ -18,7 +18,7 @@ from pytest_legalbench.commands.common import (
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.statistics import attention_lines, corpus_stats, document_stats
 from pytest_legalbench.navindex.store import save_document
-from pytest_legalbench.tokens import TOKEN_ESTIMATE
+from pytest_legalbench.tokens import TOKEN_ESTIMATE, estimate_tokens
 
 
 def register(commands: Any) -> None:
@@ -81,8 +81,6 @@ def _crossover(documents: Sequence[Document],
         navigate_payload_ceiling,
         navindex_payload_ceiling,
     )
-    from pytest_legalbench.tokens import estimate_tokens
-
     card = load_price_card()
     corpus = estimate_tokens(document_block((d.doc_id, d.title, d.text) for d in documents))
     navigate = navigate_payload_ceiling(corpus, card.prices)

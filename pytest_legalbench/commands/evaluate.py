@@ -23,6 +23,7 @@ from pytest_legalbench.commands.common import (
 from pytest_legalbench.files.locations import question_sets_dir
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import Question, load_question_set
+from pytest_legalbench.modes.names import parse_mode
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
 from pytest_legalbench.tokens import estimate_tokens
@@ -51,8 +52,6 @@ def register(commands: Any) -> None:
 
 def run_evaluate(args: argparse.Namespace, progress: Progress) -> int:
     """Retrieve for every question with every mode and print the scores."""
-    from pytest_legalbench.modes.names import parse_mode
-
     try:
         modes = list(dict.fromkeys(parse_mode(m) for m in (args.modes or DEFAULT_MODES)))
     except ValueError as error:

@@ -9,12 +9,13 @@ from typing import Any
 from pytest_legalbench.commands.common import (
     Progress,
     add_selectors,
+    add_setting,
     indexes_of,
     load_selection,
     mode_settings,
     working_cache,
 )
-from pytest_legalbench.plugin.settings import RETRIEVAL_OPTIONS
+from pytest_legalbench.plugin.options import option
 
 #: The HTTP port unless ``--port`` says otherwise.
 DEFAULT_PORT = 8765
@@ -32,11 +33,8 @@ def register(commands: Any) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help="HTTP port with --http (default: %(default)s)")
     group = parser.add_argument_group("search settings")
-    for option in RETRIEVAL_OPTIONS:
-        if option.name in _SEARCH_SETTINGS and option.cli is not None:
-            env = f" Env: ${option.env}." if option.env else ""
-            group.add_argument(option.cli, dest=f"setting_{option.name}", metavar="VALUE",
-                               help=f"{option.help}.{env}")
+    for name in _SEARCH_SETTINGS:
+        add_setting(group, option(name))
     parser.set_defaults(run=run_mcp)
 
 

@@ -13,19 +13,17 @@ from pytest_legalbench.commands.common import (
     UsageProblem,
     add_backend_options,
     add_selectors,
+    answer_model,
     mode_help,
     open_query,
 )
-from pytest_legalbench.defaults import DEFAULT_ANSWER_MODEL
 
 
 def register(commands: Any) -> None:
     """Add the ``ask`` and ``retrieve`` subcommands."""
     ask = commands.add_parser("ask", help="answer one question and print the ledger and cost")
-    _query_options(ask)
+    _query_options(ask, answering=True)
     ask.add_argument("question", help="the question, in quotes")
-    ask.add_argument("--model", default=DEFAULT_ANSWER_MODEL,
-                     help="answering model (default: %(default)s)")
     ask.add_argument("--price-card", type=Path, help="price card JSON (default: packaged card)")
     ask.add_argument("--json", action="store_true", help="print the report as JSON")
     ask.set_defaults(run=run_ask)
@@ -40,10 +38,10 @@ def register(commands: Any) -> None:
     retrieve.set_defaults(run=run_retrieve)
 
 
-def _query_options(parser: argparse.ArgumentParser) -> None:
+def _query_options(parser: argparse.ArgumentParser, *, answering: bool = False) -> None:
     add_selectors(parser)
     parser.add_argument("--mode", default="inject", help=f"{mode_help()} (default: %(default)s)")
-    add_backend_options(parser)
+    add_backend_options(parser, answering=answering)
 
 
 def run_ask(args: argparse.Namespace, progress: Progress) -> int:
@@ -54,7 +52,7 @@ def run_ask(args: argparse.Namespace, progress: Progress) -> int:
 
     card = load_price_card(args.price_card)
     with open_query(args, progress, args.mode) as session:
-        retrieval, completion = ask(session, args.question, args.model)
+        retrieval, completion = ask(session, args.question, answer_model(args))
         if args.json:
             print(report_json(retrieval, completion, session, card))
         else:

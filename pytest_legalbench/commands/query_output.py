@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from statistics import fmean
 
-from pytest_legalbench.llm.client import Completion
+from pytest_legalbench.llm.call_types import Completion
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, format_usd, price, price_calls
 from pytest_legalbench.llm.server_capabilities import rules_text

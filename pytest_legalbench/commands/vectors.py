@@ -7,7 +7,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pytest_legalbench.commands.common import Progress, UsageProblem, add_folder_options
+from pytest_legalbench.commands.common import (
+    Progress,
+    UsageProblem,
+    add_folder_options,
+    cache_folder,
+)
 
 
 def register(commands: Any) -> None:
@@ -28,7 +33,6 @@ def register(commands: Any) -> None:
 
 def run_record(args: argparse.Namespace, progress: Progress) -> int:
     """Write the record; say how many entries and how large it is."""
-    from pytest_legalbench.commands.common import cache_folder
     from pytest_legalbench.vectors.embedding import (
         PACKAGED_MODEL_PACKAGE,
         model_digest,

@@ -14,7 +14,8 @@ from pytest_legalbench.gandr import prompting
 from pytest_legalbench.gandr.orchestrator import Outcome
 from pytest_legalbench.gandr.passages import Passage, context_block
 from pytest_legalbench.gandr.settings import GandrSettings
-from pytest_legalbench.llm.client import ModelClient, Sampling, SystemBlock
+from pytest_legalbench.llm.call_types import Sampling, SystemBlock
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.prompts import load_prompt
 
 #: The baselines by system name, with what each one is.

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pytest_legalbench.gandr.correctness_rules import ALLOWED_SCORES, reference_kind, settle
 from pytest_legalbench.gandr.prompting import correctness_system
 from pytest_legalbench.gandr.tool_specs import correctness_tool, equivalence_tool
-from pytest_legalbench.llm.client import ModelClient, Sampling, SystemBlock
+from pytest_legalbench.llm.call_types import Sampling, SystemBlock
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.prompts import load_prompt
 
 #: Judges grade at temperature 0: the same answer gets the same grade.

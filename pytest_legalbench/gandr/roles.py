@@ -16,7 +16,8 @@ from pytest_legalbench.gandr.passages import Passage, context_block
 from pytest_legalbench.gandr.reports import ClaimAudit, CriticVerdict, RubricScores
 from pytest_legalbench.gandr.settings import GandrSettings
 from pytest_legalbench.gandr.tool_specs import claim_audit_tool, critic_tool, rubric_tool
-from pytest_legalbench.llm.client import ModelClient, Sampling, SystemBlock
+from pytest_legalbench.llm.call_types import Sampling, SystemBlock
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.prompts import load_prompt
 
 

@@ -25,6 +25,7 @@ from pytest_legalbench.ingest.questions import Question
 from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.modes.base import ModeUnavailable
 from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
 
 
 class GandrRunner:
@@ -47,8 +48,6 @@ class GandrRunner:
         """The passages ``system`` answers from: BM25 top k, or for B3 the re-ranked pool."""
         if baseline_of(system) != "b3":
             return self.passages.top(question, self.settings.top_k)
-        from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
-
         try:
             reranker = Reranker.load(self.cross_encoder)
         except CrossEncoderUnavailable as error:

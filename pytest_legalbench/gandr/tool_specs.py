@@ -15,7 +15,7 @@ from pytest_legalbench.gandr.wire import (
     RUBRIC_DIMENSIONS,
     RUBRIC_TOOL,
 )
-from pytest_legalbench.llm.client import ToolSpec
+from pytest_legalbench.llm.call_types import ToolSpec
 
 _SCORE = {"type": "integer", "enum": [1, 2, 3, 4, 5]}
 

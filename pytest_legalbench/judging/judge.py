@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from pytest_legalbench.defaults import JUDGES
 from pytest_legalbench.judging.pairing import combine
-from pytest_legalbench.llm.client import ModelClient, SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import SystemBlock, ToolSpec
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.prompts import judge_user, load_prompt
 
 #: The tools the verdicts come back through; the forced one has no tie.

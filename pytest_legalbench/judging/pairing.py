@@ -12,8 +12,9 @@ a disagreement is a split, counted but left out of the binomial test.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_legalbench.stats.exact import Rate, binomial_test, rate
 
@@ -94,6 +95,13 @@ class Tally:
         if decided == 0:
             return None
         return binomial_test(self.mode, decided, 0.5)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Tally:
+        """Read the counts of a tally written by ``to_dict`` (its rates follow from them)."""
+        return cls(items=int(data["items"]), inject=int(data["inject"]), mode=int(data["mode"]),
+                   tie=int(data["tie"]), split=int(data["split"]),
+                   unscored=int(data["unscored"]))
 
     def to_dict(self) -> dict[str, object]:
         """Counts, rounded rates and the forced-decision p-value as plain builtins."""

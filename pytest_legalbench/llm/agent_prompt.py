@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_legalbench.llm.client import SystemBlock
+from pytest_legalbench.llm.call_types import SystemBlock
 from pytest_legalbench.llm.prompts import answer_system, load_prompt
 from pytest_legalbench.llm.scan_prompt import document_line
 from pytest_legalbench.navindex.node import DocumentIndex

@@ -1,7 +1,8 @@
 """The one client for every model call: the anthropic SDK, our retry loop, and the ledger.
 
-This is the only module that imports ``anthropic``, and only inside functions, so importing
-the plugin (``pytest --help``) never pays for the SDK.
+This module and ``llm.failures`` (which reads the SDK's exceptions) are the only ones that
+import ``anthropic``, and only inside functions, so importing the plugin (``pytest --help``)
+never pays for the SDK. What a call sends and returns lives in ``llm.call_types``.
 """
 
 from __future__ import annotations
@@ -11,24 +12,24 @@ import random as _random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, resolve_backend
-from pytest_legalbench.llm.conversation import TOOL_CHOICES, Exchange, reply_blocks
-from pytest_legalbench.llm.json_text import instruction
-from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, ToolEvent, Usage
-from pytest_legalbench.llm.redaction import redactor_for
-from pytest_legalbench.llm.reply_checks import ErrorBody, body_error, content_problem
-from pytest_legalbench.llm.retries import RETRYABLE_STATUSES, parse_retry_after
-from pytest_legalbench.llm.schema import SchemaError, check_schema
-from pytest_legalbench.llm.server_capabilities import (
-    JSON_TEXT,
-    ServerCapabilities,
-    adapt_request,
-    unreported_fields,
+from pytest_legalbench.llm.call_types import (
+    Completion,
+    Sampling,
+    StructuredResult,
+    SystemBlock,
+    ToolSpec,
 )
+from pytest_legalbench.llm.conversation import TOOL_CHOICES, Exchange, reply_blocks
+from pytest_legalbench.llm.failures import LocalFailure, ModelCallError, classify
+from pytest_legalbench.llm.json_text import instruction
+from pytest_legalbench.llm.ledger import Call, Ledger, ToolEvent, Usage
+from pytest_legalbench.llm.redaction import redactor_for
+from pytest_legalbench.llm.reply_checks import Reply, body_error, read_reply
+from pytest_legalbench.llm.server_capabilities import JSON_TEXT, ServerCapabilities, adapt_request
 from pytest_legalbench.llm.structured_reply import raw_output, text_input, tool_input
 
 if TYPE_CHECKING:
@@ -42,181 +43,11 @@ if TYPE_CHECKING:
 REFERENCE_API_KEY = "reference"
 
 __all__ = [
-    "BACKENDS", "REFERENCE_API_KEY", "BackendConfigError", "ClientConfig", "Completion",
-    "Exchange", "ModelCallError", "ModelClient", "Sampling", "StructuredResult", "SystemBlock", "ToolSpec",
-    "resolve_backend",
+    "BACKENDS", "REFERENCE_API_KEY", "BackendConfigError", "ClientConfig", "Exchange",
+    "ModelClient", "resolve_backend",
 ]
 
 _T = TypeVar("_T")
-
-
-class ModelCallError(RuntimeError):
-    """A model call failed for good: not retryable, or retries exhausted."""
-
-    def __init__(self, stage: str, question_id: str | None, status: int | None,
-                 message: str) -> None:
-        self.stage = stage
-        self.question_id = question_id
-        self.status = status
-        self.message = message
-        status_text = f"HTTP {status}" if status is not None else "no HTTP status"
-        super().__init__(f"model call for stage {stage!r}, question {question_id or '(none)'} "
-                         f"failed ({status_text}): {message}")
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # Rebuilt from the fields, so it crosses process boundaries (xdist, multiprocessing).
-        return (type(self), (self.stage, self.question_id, self.status, self.message))
-
-
-@dataclass(frozen=True)
-class SystemBlock:
-    """One text block of the system prompt; ``cache`` marks the end of a cacheable prefix."""
-
-    text: str
-    cache: bool = False
-
-    def to_param(self) -> dict[str, object]:
-        """Return the block in Messages API form."""
-        block: dict[str, object] = {"type": "text", "text": self.text}
-        if self.cache:
-            block["cache_control"] = {"type": "ephemeral"}
-        return block
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool the model is forced to call; its input must satisfy ``input_schema``."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, object]
-
-    def __post_init__(self) -> None:
-        check_schema(self.input_schema, f"tool {self.name!r} input_schema")
-        if self.input_schema.get("type") != "object":
-            raise SchemaError(f"tool {self.name!r} input_schema: the type must be 'object'")
-
-    def to_param(self) -> dict[str, object]:
-        """Return the tool definition in Messages API form."""
-        return {"name": self.name, "description": self.description,
-                "input_schema": dict(self.input_schema)}
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """How a call asks to be sampled: a temperature and a seed, sent only to servers that
-    take them (``ClientConfig.sends_sampling``)."""
-
-    temperature: float | None = None
-    seed: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.temperature is not None and not 0.0 <= self.temperature <= 1.0:
-            raise ValueError(f"temperature must be between 0 and 1, got {self.temperature}")
-
-
-@dataclass(frozen=True)
-class Completion:
-    """A text answer and what it cost."""
-
-    text: str
-    model: str
-    stop_reason: str | None
-    usage: Usage
-    latency_s: float
-
-
-@dataclass(frozen=True)
-class StructuredResult:
-    """A forced tool call's input, or ``data=None, valid=False`` when it never conformed."""
-
-    data: dict[str, object] | None
-    valid: bool
-    attempts: int
-    usage: Usage
-    raw: str | None = None
-    """What the model sent on the last attempt when it did not conform (also in the ledger)."""
-
-
-@dataclass(frozen=True)
-class _Failure:
-    status: int | None
-    message: str
-    retryable: bool
-    retry_after: float | None
-    label: str = "error"
-    """What the ledger calls a retried failure: ``HTTP 429``, ``timeout``, ``connection``."""
-
-
-#: Names a failure raised beneath the SDK by a layer of the caller's (a cassette with no
-#: recording of the request); None for every other failure.
-LocalFailure = Callable[[BaseException], "str | None"]
-
-
-def _classify(exc: Exception, timeout_s: float,
-              local_failure: LocalFailure | None = None) -> _Failure | None:
-    """What an exception from an SDK call means for the retry loop; None: not the SDK's."""
-    import anthropic
-
-    if isinstance(exc, ErrorBody):
-        return _Failure(None, str(exc), exc.retryable, None, f"200 {exc.error_type}")
-    if isinstance(exc, anthropic.APIStatusError):
-        message = exc.api_message or exc.message
-        after = parse_retry_after(exc.response.headers, time.time())
-        return _Failure(exc.status_code, message, exc.status_code in RETRYABLE_STATUSES, after,
-                        f"HTTP {exc.status_code}")
-    if isinstance(exc, anthropic.APITimeoutError):
-        return _Failure(None, f"no response within {timeout_s:g} s", True, None, "timeout")
-    if isinstance(exc, anthropic.APIConnectionError):
-        local = local_failure(exc) if local_failure is not None else None
-        if local is not None:
-            # Replaying the same request cannot find a different recording: retrying only waits.
-            return _Failure(None, local, False, None)
-        return _Failure(None, f"connection failed: {exc.__cause__ or exc.message}", True, None,
-                        "connection")
-    if isinstance(exc, anthropic.AnthropicError):
-        return _Failure(None, str(exc) or type(exc).__name__, False, None)
-    if isinstance(exc, ValueError):
-        # The SDK lets a 2xx body that is not JSON escape as a bare JSONDecodeError.
-        return _Failure(None, f"unreadable response: {exc}", False, None)
-    return None
-
-
-@dataclass(frozen=True)
-class _Reply:
-    """The parts of a Messages API response we use, checked for shape."""
-
-    content: list[Any]
-    model: str
-    stop_reason: str | None
-    usage: Usage
-    unreported: tuple[str, ...] = ()
-    """Cache fields the response's usage left out (``server_capabilities.CACHE_FIELDS``)."""
-    retries: tuple[str, ...] = ()
-    """The failures retried before this reply came (``HTTP 429``, ``timeout``, ...)."""
-
-
-def _read_reply(message: Any, requested_model: str) -> _Reply | str:
-    """The checked reply, or a description of what is wrong with it."""
-    content = getattr(message, "content", None)
-    if not isinstance(content, list):
-        return f"response content is not a list of blocks: {content!r:.80}"
-    problem = content_problem(content)
-    if problem is not None:
-        return problem
-    raw_usage = getattr(message, "usage", None)
-    if raw_usage is None:
-        return "response carries no usage block, so it cannot be accounted for"
-    dump = raw_usage.model_dump() if hasattr(raw_usage, "model_dump") else raw_usage
-    try:
-        usage = Usage.from_dict(dump)
-    except LedgerFormatError as error:
-        return f"malformed usage in response: {error}"
-    model = getattr(message, "model", None)
-    stop = getattr(message, "stop_reason", None)
-    return _Reply(content, model if isinstance(model, str) and model else requested_model,
-                  stop if isinstance(stop, str) else None, usage,
-                  unreported_fields(dump) if isinstance(dump, Mapping) else ())
 
 
 class ModelClient:
@@ -298,7 +129,7 @@ class ModelClient:
                     raise error
                 return result, max(0.0, self._clock() - started), tuple(retried)
             except Exception as exc:
-                failure = _classify(exc, self.config.timeout_s, self._local_failure)
+                failure = classify(exc, self.config.timeout_s, self._local_failure)
                 if failure is None:
                     raise
                 if failure.retryable and failure.status in self._final_statuses:
@@ -317,19 +148,19 @@ class ModelClient:
         raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
 
     def _create(self, stage: str, question_id: str | None, model: str,
-                **params: Any) -> tuple[_Reply, float]:
+                **params: Any) -> tuple[Reply, float]:
         if self._caps is not None:
             params = adapt_request(params, self._caps)
         if self._guard is not None:
             self._guard.before(stage, model, params)
         message, latency, retried = self._send(
             stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
-        reply = _read_reply(message, model)
+        reply = read_reply(message, model)
         if isinstance(reply, str):
             raise ModelCallError(stage, question_id, None, self._redact(reply))
         return dataclasses.replace(reply, retries=retried), latency
 
-    def _record(self, stage: str, reply: _Reply, latency: float, question_id: str | None, *,
+    def _record(self, stage: str, reply: Reply, latency: float, question_id: str | None, *,
                 valid: bool = True, raw_output: str | None = None,
                 tool_results: Sequence[ToolEvent] = ()) -> None:
         call = Call(stage=stage, model=reply.model, usage=reply.usage, latency_s=latency,

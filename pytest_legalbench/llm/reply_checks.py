@@ -1,5 +1,6 @@
 """What a 200 response must be before its content is used: a message, not an error object,
-whose every content block is of a known type and whose text blocks hold text.
+whose every content block is of a known type and whose text blocks hold text, with a usage
+block to account for it (``read_reply``).
 
 A 200 carrying an overload or server error is a failure worth retrying (a proxy answered for
 a server that was busy); a message with malformed content is never read as an empty answer.
@@ -7,8 +8,12 @@ a server that was busy); a message with malformed content is never read as an em
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from pytest_legalbench.llm.ledger import LedgerFormatError, Usage
+from pytest_legalbench.llm.server_capabilities import unreported_fields
 
 #: Content block types a Messages API response may carry.
 KNOWN_BLOCK_TYPES = frozenset({"text", "tool_use", "thinking", "redacted_thinking",
@@ -56,3 +61,40 @@ def content_problem(content: Sequence[Any]) -> str | None:
             return (f"response content block {number} is a text block whose text is "
                     f"{text!r:.40} ({type(text).__name__}), not a string")
     return None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The parts of a Messages API response we use, checked for shape."""
+
+    content: list[Any]
+    model: str
+    stop_reason: str | None
+    usage: Usage
+    unreported: tuple[str, ...] = ()
+    """Cache fields the response's usage left out (``server_capabilities.CACHE_FIELDS``)."""
+    retries: tuple[str, ...] = ()
+    """The failures retried before this reply came (``HTTP 429``, ``timeout``, ...)."""
+
+
+def read_reply(message: Any, requested_model: str) -> Reply | str:
+    """The checked reply, or a description of what is wrong with it."""
+    content = getattr(message, "content", None)
+    if not isinstance(content, list):
+        return f"response content is not a list of blocks: {content!r:.80}"
+    problem = content_problem(content)
+    if problem is not None:
+        return problem
+    raw_usage = getattr(message, "usage", None)
+    if raw_usage is None:
+        return "response carries no usage block, so it cannot be accounted for"
+    dump = raw_usage.model_dump() if hasattr(raw_usage, "model_dump") else raw_usage
+    try:
+        usage = Usage.from_dict(dump)
+    except LedgerFormatError as error:
+        return f"malformed usage in response: {error}"
+    model = getattr(message, "model", None)
+    stop = getattr(message, "stop_reason", None)
+    return Reply(content, model if isinstance(model, str) and model else requested_model,
+                 stop if isinstance(stop, str) else None, usage,
+                 unreported_fields(dump) if isinstance(dump, Mapping) else ())

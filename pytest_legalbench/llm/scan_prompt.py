@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from html import escape
 
-from pytest_legalbench.llm.client import SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import SystemBlock, ToolSpec
 from pytest_legalbench.llm.prompts import scan_documents_system, scan_system
 from pytest_legalbench.navindex.json_forms import optimised_json
 from pytest_legalbench.navindex.node import DocumentIndex

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from pytest_legalbench.llm.client import Completion, SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import Completion, SystemBlock, ToolSpec
 from pytest_legalbench.llm.conversation import Exchange, ToolUse
 from pytest_legalbench.llm.ledger import Ledger, ToolEvent
 from pytest_legalbench.modes.agent_reading import OverBudget, Reading

@@ -14,7 +14,7 @@ from pytest_legalbench.defaults import (
     MAX_SCAN_NODES,
 )
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.llm.client import Completion
+from pytest_legalbench.llm.call_types import Completion
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.navindex.node import DocumentIndex, Node
 from pytest_legalbench.tokens import estimate_tokens

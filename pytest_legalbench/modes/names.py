@@ -6,8 +6,9 @@ can be validated at startup for free.
 
 from __future__ import annotations
 
-#: Strategies of the ``navembed`` family (listed here, not in ``navembed``, so that parsing a
-#: mode name never imports the embedding stack).
+#: Strategies of the ``navembed`` family, spelled here so that parsing a mode name never
+#: imports ``modes.navembed`` (its vector and ranking modules). The table that builds them is
+#: ``modes.navembed.STRATEGIES``, which refuses to import unless these are its names, in order.
 NAVEMBED_STRATEGIES = ("embed", "embed+xref", "hybrid", "closure", "rerank", "titles", "chunks")
 
 #: What ``navembed`` alone means: the best strategy that runs offline, measured on the

@@ -15,60 +15,50 @@ Every node-level strategy ranks the units of ``modes.units`` (leaves and small s
 each read with its document title and heading path), routes the question to the documents
 it names (``modes.routing``), and chooses provisions by value under the payload budget
 (``modes.budget``), a hard maximum; no two provisions repeat each other's text. Each is one
-class over ``node_ranking.NodeRanking``.
+class over ``node_ranking.NodeRanking``. ``STRATEGIES`` is the one table of the seven: name ->
+how its mode is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.chunks import ChunksMode
 from pytest_legalbench.modes.closure import Closure
 from pytest_legalbench.modes.names import NAVEMBED_STRATEGIES
 from pytest_legalbench.modes.node_ranking import POOL, NodeRanking
 from pytest_legalbench.modes.routing import Route
+from pytest_legalbench.modes.titles import TitlesMode
 from pytest_legalbench.modes.units import named_definitions
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
 from pytest_legalbench.vectors.embedding import Embedder, EmbeddingModelError, resolve_model_path
 from pytest_legalbench.vectors.ranking import ranked
 
-if TYPE_CHECKING:
-    from pytest_legalbench.llm.client import ModelClient
+#: Builds one strategy's mode from the corpus, the settings, the embedder (loaded when called,
+#: so a strategy that embeds nothing never loads one) and the client.
+Builder = Callable[[Corpus, ModeSettings, Callable[[], Embedder], ModelClient | None], Mode]
 
 
 def build(strategy: str, corpus: Corpus, settings: ModeSettings,
           client: ModelClient | None) -> Mode:
     """Build the navembed ``strategy`` on ``corpus`` (embedding or loading cached vectors)."""
-    if strategy not in NAVEMBED_STRATEGIES:
+    builder = STRATEGIES.get(strategy)
+    if builder is None:
         raise ValueError(f"unknown navembed strategy {strategy!r}: choose one of "
-                         f"{', '.join(NAVEMBED_STRATEGIES)}")
+                         f"{', '.join(STRATEGIES)}")
     name = f"navembed:{strategy}"
-    if strategy == "titles":
-        from pytest_legalbench.modes.titles import TitlesMode
 
-        if client is None:
-            raise ValueError(f"mode {name!r} calls a model: pass a ModelClient")
-        return TitlesMode(corpus, settings, client)
-    # The cross-encoder is checked first: an unavailable strategy should not embed anything.
-    reranker = None
-    if strategy == "rerank":
+    def embedder() -> Embedder:
         try:
-            reranker = Reranker.load(settings.cross_encoder)
-        except CrossEncoderUnavailable as error:
-            raise ModeUnavailable(name, error.reason) from None
-    try:
-        embedder = Embedder(resolve_model_path(settings.embedding_model),
+            return Embedder(resolve_model_path(settings.embedding_model),
                             settings.embedding_backend, corpus.cache_dir)
-    except EmbeddingModelError as error:
-        raise ModeUnavailable(name, str(error)) from error
-    if strategy == "chunks":
-        return ChunksMode(corpus, embedder, settings.payload_budget_tokens)
-    if reranker is not None:
-        return RerankMode(corpus, settings, embedder, reranker)
-    return NODE_MODES[strategy](corpus, settings, embedder)
+        except EmbeddingModelError as error:
+            raise ModeUnavailable(name, str(error)) from error
+
+    return builder(corpus, settings, embedder, client)
 
 
 class EmbedMode(NodeRanking):
@@ -170,7 +160,45 @@ class ClosureMode(HybridMode):
         return None
 
 
-#: The node-level strategies by name (``rerank`` needs its cross-encoder too).
-NODE_MODES: dict[str, type[NodeRanking]] = {
-    "embed": EmbedMode, "embed+xref": EmbedXrefMode, "hybrid": HybridMode,
-    "closure": ClosureMode}
+def _ranked_by(kind: type[NodeRanking]) -> Builder:
+    """The builder of a node-level strategy: ``kind`` over the embedded units."""
+    def build_ranking(corpus: Corpus, settings: ModeSettings, embedder: Callable[[], Embedder],
+                      client: ModelClient | None) -> Mode:
+        return kind(corpus, settings, embedder())
+
+    return build_ranking
+
+
+def _rerank(corpus: Corpus, settings: ModeSettings, embedder: Callable[[], Embedder],
+            client: ModelClient | None) -> Mode:
+    # The cross-encoder is loaded first: an unavailable strategy should not embed anything.
+    try:
+        reranker = Reranker.load(settings.cross_encoder)
+    except CrossEncoderUnavailable as error:
+        raise ModeUnavailable(f"navembed:{RerankMode.strategy}", error.reason) from None
+    return RerankMode(corpus, settings, embedder(), reranker)
+
+
+def _titles(corpus: Corpus, settings: ModeSettings, embedder: Callable[[], Embedder],
+            client: ModelClient | None) -> Mode:
+    if client is None:
+        raise ValueError(f"mode {TitlesMode.name!r} calls a model: pass a ModelClient")
+    return TitlesMode(corpus, settings, client)
+
+
+def _chunks(corpus: Corpus, settings: ModeSettings, embedder: Callable[[], Embedder],
+            client: ModelClient | None) -> Mode:
+    return ChunksMode(corpus, embedder(), settings.payload_budget_tokens)
+
+
+#: Every navembed strategy by name, in the order help texts list them: the one table of them.
+STRATEGIES: dict[str, Builder] = {
+    "embed": _ranked_by(EmbedMode), "embed+xref": _ranked_by(EmbedXrefMode),
+    "hybrid": _ranked_by(HybridMode), "closure": _ranked_by(ClosureMode), "rerank": _rerank,
+    "titles": _titles, "chunks": _chunks}
+
+if tuple(STRATEGIES) != NAVEMBED_STRATEGIES:
+    # ``modes.names`` spells the names out so that parsing a mode name imports no mode; it
+    # must spell this table's, in this order.
+    raise ImportError(f"modes.names.NAVEMBED_STRATEGIES {NAVEMBED_STRATEGIES} differs from "
+                      f"the strategies navembed builds {tuple(STRATEGIES)}")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_legalbench.llm.client import ModelClient, StructuredResult, SystemBlock
+from pytest_legalbench.llm.call_types import StructuredResult, SystemBlock
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.scan_prompt import (
     document_line,

@@ -35,8 +35,8 @@ from pytest_legalbench.modes.routing import (
     name_words,
     question_flags,
 )
-from pytest_legalbench.navindex.describe import STOP_WORDS
 from pytest_legalbench.navindex.serialise import absolute_id
+from pytest_legalbench.navindex.stop_words import STOP_WORDS
 from pytest_legalbench.vectors.bm25 import SparseBM25
 from pytest_legalbench.vectors.lexical_index import stem, stemmed, tokenise
 

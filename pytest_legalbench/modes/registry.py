@@ -26,7 +26,8 @@ def build_mode(spec: str, corpus: Corpus, settings: ModeSettings,
         from pytest_legalbench.modes import navagent
 
         return navagent.build(corpus, settings, client)
-    # Imported here: the embedding stack (torch) loads only when a navembed mode is built.
+    # Imported here: the vector and ranking modules (numpy among them) load only when a
+    # navembed mode is built; torch itself loads only when texts must be embedded.
     from pytest_legalbench.modes import navembed
 
     return navembed.build(name.partition(":")[2], corpus, settings, client)

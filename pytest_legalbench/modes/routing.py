@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.navindex.describe import STOP_WORDS
 from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.navindex.stop_words import STOP_WORDS
 
 _INSTRUMENT_WORDS = (
     "agreement agreements amendment amendments amended restated contract contracts license "

@@ -9,7 +9,8 @@ listing, and the titles of those documents alone are listed.
 
 from __future__ import annotations
 
-from pytest_legalbench.llm.client import ModelClient, StructuredResult, SystemBlock, ToolSpec
+from pytest_legalbench.llm.call_types import StructuredResult, SystemBlock, ToolSpec
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.scan_prompt import (
     document_line,
     documents_system,

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.defined_terms import find_inline_definitions
-from pytest_legalbench.navindex.describe import keywords, summarise
+from pytest_legalbench.navindex.describe import summarise
 from pytest_legalbench.navindex.draft import Draft, Outline
 from pytest_legalbench.navindex.flags import extract_flags
+from pytest_legalbench.navindex.keywords import keywords
 from pytest_legalbench.navindex.node import DocumentIndex, DocumentTags, Flags, Node
 from pytest_legalbench.navindex.outline import build_outline
 from pytest_legalbench.navindex.references import (

@@ -1,4 +1,5 @@
-"""Deterministic extractive descriptors of a node: keywords, summaries and the opening snippet."""
+"""Deterministic extractive descriptors of a node: its one-line and full summaries and its
+opening snippet (its keywords are ``navindex.keywords``)."""
 
 from __future__ import annotations
 
@@ -6,64 +7,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
-from itertools import groupby
-from operator import itemgetter
 
-from pytest_legalbench.navindex.defined_terms import find_inline_definitions
-from pytest_legalbench.navindex.first_occurrence import first_occurrences
+from pytest_legalbench.navindex.stop_words import NOT_KEYWORDS, WORD
 
 ELLIPSIS = "…"
-
-_FUNCTION_WORD_TEXT = """
-a about above after again against all also am among an and any are as at be because been
-before being below between both but by can could did do does doing down during each either
-else etc even ever every few for from further had has have having he her here hers him his
-how however i if in into is it its itself just may me might more most must my neither no nor
-not now of off on once one only or other others otherwise our ours out over own per same she
-should so some such than that the their theirs them then there these they this those through
-thus to too two under until up upon us very via was we were what when where whether which
-while who whom whose why will with within without would yet you your shall
-"""
-_BOILERPLATE_TEXT = """
-hereby herein hereof hereto hereunder hereafter heretofore thereof therein thereto
-thereunder thereby therefor therefrom whereas whereby wherein whereof aforesaid said
-agreement agreements party parties section sections article articles clause clauses paragraph
-paragraphs subsection subsections provision provisions pursuant including include includes
-included limitation provided provide provides set forth following applicable accordance
-respect respective respectively time times term terms hereinafter extent made make makes
-deemed thereafter subject certain case cases manner means mean meaning defined
-"""
-#: Words that never start or end a capitalised term ("The Borrower" is "borrower").
-FUNCTION_WORDS = frozenset(_FUNCTION_WORD_TEXT.split())
-#: Function words and contract boilerplate that never make a useful keyword.
-STOP_WORDS = FUNCTION_WORDS | frozenset(_BOILERPLATE_TEXT.split())
-
-# Lower-cased words of three letters or more.
-_WORD = re.compile(r"[a-z][a-z'’-]+[a-z]")
-# A run of capitalised words on one line, with short connectors inside ("Change of Control").
-# The boundary check follows the first capital so the engine can skip ahead to capitals.
-_CAPITALISED_RUN = re.compile(
-    r"[A-Z](?<![\w'’-][A-Z])[A-Za-z'’-]*"
-    r"(?:[ \t]+(?:(?:of|and|for|the|to|in|on)[ \t]+)?[A-Z][A-Za-z'’-]*)*"
-)
-
-
-def _roman(number: int) -> str:
-    """Lower-case roman numeral of ``number`` (1-3999)."""
-    digits = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-              (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
-    out = ""
-    for value, letters in digits:
-        count, number = divmod(number, value)
-        out += letters * count
-    return out
-
-
-_INNER_WORDS = frozenset({"of", "for"})
-#: Ties of up to this many terms are placed by one substring search each.
-_SEARCHES_PER_TIE = 64
-# Clause labels ("(iii)", "(xiv)") are no keywords; real words like "mix" or "civil" stay.
-_NOT_KEYWORDS = STOP_WORDS | {_roman(n) for n in range(1, 60)}
 
 # A leading printed reference: "Section 12.7", "ARTICLE VII", "2.1.3", "(b)", "A.", "iv.".
 _LEADING_REFERENCE = re.compile(
@@ -108,100 +55,10 @@ def snippet(text: str, max_chars: int = 160) -> str:
     return _trim(_collapse(text), max_chars)
 
 
-def _word_counts(text: str) -> Counter[str]:
-    """Count the content words of ``text``, lower-cased (no stop words or roman numerals)."""
-    counts = Counter(_WORD.findall(text.lower()))
-    for word in counts.keys() & _NOT_KEYWORDS:
-        counts.pop(word)
-    return counts
-
-
-def _phrase_counts(text: str) -> Counter[str]:
-    """Count capitalised multi-word terms of ``text``, lower-cased.
-
-    A run of capitals splits at function words, except the "of" and "for" inside a name
-    ("Change of Control"), so "The Borrower and Such Party" gives no term at all.
-    """
-    counts: Counter[str] = Counter()
-    for run, seen in Counter(_CAPITALISED_RUN.findall(text)).items():
-        term: list[str] = []
-        for word in [*run.lower().split(), "and"]:
-            if word not in FUNCTION_WORDS or (word in _INNER_WORDS and term):
-                term.append(word)
-                continue
-            while term and term[-1] in _INNER_WORDS:
-                term.pop()
-            if len(term) >= 2:
-                counts[" ".join(term)] += seen
-            term = []
-    return counts
-
-
 def _check_limit(name: str, value: int) -> None:
     """Reject a size limit below one, naming the parameter."""
     if value < 1:
         raise ValueError(f"{name} must be at least 1, got {value}")
-
-
-def keywords(
-    text: str, *, title: str = "", limit: int = 8, defines: tuple[str, ...] | None = None
-) -> tuple[str, ...]:
-    """Return up to ``limit`` lower-cased keywords, best score first, ties by first occurrence.
-
-    ``defines`` passes the terms the text defines when the caller has them already.
-    """
-    _check_limit("limit", limit)
-    # Words count once, capitalised terms twice, terms defined here three times; the title
-    # counts double, since the heading names the topic. Counters keep first-insertion order,
-    # so words tied on score already stand in order of first occurrence.
-    haystack = f"{title}\n{text}" if title else text
-    scores = _word_counts(haystack)
-    if title:
-        scores.update(_word_counts(title))
-    placed: set[str] = set()
-    for source, weight in ((title, 4), (text, 2)) if title else ((text, 2),):
-        for phrase, seen in _phrase_counts(source).items():
-            scores[phrase] += weight * seen
-            placed.add(phrase)
-    for term in find_inline_definitions(text) if defines is None else defines:
-        lowered = " ".join(term.lower().split())
-        if lowered:
-            scores[lowered] += 3
-            placed.add(lowered)
-    lowered_haystack = haystack.lower()
-
-    def first_seen(term: str) -> int:
-        found = lowered_haystack.find(term)
-        return found if found >= 0 else len(lowered_haystack)
-
-    def first_seen_all(terms: list[str]) -> dict[str, int]:
-        # One pass for a large tie (thousands of defined terms in one long node), one search
-        # per term otherwise; the same positions either way.
-        if len(terms) <= _SEARCHES_PER_TIE:
-            return {term: first_seen(term) for term in terms}
-        where = first_occurrences(terms, lowered_haystack)
-        return {t: where.get(t, 0) if where.get(t, 0) >= 0 else len(lowered_haystack)
-                for t in terms}
-
-    chosen: list[str] = []
-    in_phrases: set[str] = set()
-    for _, group in groupby(scores.most_common(), key=itemgetter(1)):
-        terms = [term for term, _ in group]
-        # Phrases and defined terms were counted apart from the words, so place them by search.
-        if placed.intersection(terms):
-            positions = first_seen_all(terms)
-            terms.sort(key=positions.__getitem__)
-        for term in terms:
-            # A single word inside a chosen phrase adds nothing; a phrase displaces its words.
-            if " " in term:
-                in_phrases.update(term.split())
-                chosen = [c for c in chosen if c not in in_phrases]
-            elif term in in_phrases:
-                continue
-            chosen.append(term)
-            if len(chosen) == limit:
-                return tuple(chosen)
-    return tuple(chosen)
 
 
 def _drop_title(body: str, title: str) -> str | None:
@@ -297,7 +154,7 @@ def full_summary(text: str, *, title: str = "", max_chars: int = 600) -> str:
         return _trim(sentences[0], max_chars)
     if sum(map(len, sentences)) + len(sentences) - 1 <= max_chars:
         return " ".join(sentences)
-    words = [set(_WORD.findall(sentence.lower())) - _NOT_KEYWORDS for sentence in sentences]
+    words = [set(WORD.findall(sentence.lower())) - NOT_KEYWORDS for sentence in sentences]
     frequency = Counter(word for distinct in words for word in distinct)
     score = [sum(frequency[w] for w in distinct) / math.sqrt(len(distinct) + 1)
              for distinct in words]

@@ -1,9 +1,9 @@
 """Building a document's provision tree from its numbering.
 
-Structural headings (schedules, articles, sections, decimal clauses, definitions) have fixed
-ranks; enumerations such as ``(a)`` or ``(iv)`` nest in the order they first appear, the way a
-reader infers it. Every candidate marker must also fit the sequence it would join, which keeps
-wrapped lines such as "30 days" or "(c)" in running prose from becoming provisions.
+Each line is read as a structural heading (schedules, articles, sections, decimal clauses,
+definitions), an enumeration item, a definition or running text, and placed on the open path
+by ``navindex.outline_builder``, which holds the ranking and sequence rules. Tables of contents
+are kept apart; text without usable numbering gets a paragraph outline.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from pytest_legalbench.navindex.draft import (
 )
 from pytest_legalbench.navindex.lines import Line, split_lines
 from pytest_legalbench.navindex.markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, split_title
+from pytest_legalbench.navindex.outline_builder import LIST_RANK, OutlineBuilder
 from pytest_legalbench.navindex.toc import TocRegion, find_toc_regions
 
-_LIST_RANK = 100
-_MAX_SKIP = 3
 _SHORT_DOCUMENT = 4000
 _UPPER_HEADING = re.compile(r"^[^a-z]*[A-Z]{3}[^a-z]*$")
 _DEFINITIONS_TITLE = re.compile(r"\bdefin|\binterpretation\b", re.IGNORECASE)
@@ -36,115 +35,6 @@ _QUOTED_OPENING = re.compile(r"[“\"]([^”\"\n]{1,80})[”\"]")
 _OPERATIVE_WORDS = re.compile(
     r"^\W*now,?\s+therefore\b|\bagree[sd]?\s+as\s+follows\b|\bhereby\s+agree[sd]?\s*:",
     re.IGNORECASE)
-
-
-class _Builder:
-    """The open path from the root to the current provision, and every draft made so far."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.root = Draft("document", "document", -1, "", (), "", 0, len(text), local_id="root")
-        self.stack: list[Draft] = [self.root]
-        self.ids: dict[str, int] = {}
-        self.order: list[Draft] = [self.root]
-        self.accepted = 0
-        # Set when the words of agreement are read inside open recitals: the next
-        # structural heading closes them.
-        self.recitals_ended = False
-
-    # -- opening and closing ------------------------------------------------------------
-    def open(self, draft: Draft, parent: Draft) -> Draft:
-        draft.parent = parent
-        parent.children.append(draft)
-        draft.local_id = self.unique(draft.local_id or draft.kind)
-        self.order.append(draft)
-        self.stack.append(draft)
-        return draft
-
-    def unique(self, local: str) -> str:
-        local = re.sub(r"\s+", "", local)
-        seen = self.ids.get(local, 0)
-        self.ids[local] = seen + 1
-        return local if seen == 0 else f"{local}_{seen + 1}"
-
-    def truncate(self, keep: int) -> None:
-        """Close every open draft below the first ``keep`` of the open path."""
-        del self.stack[keep:]
-
-    # -- structural headings ------------------------------------------------------------
-    def place_structural(self, marker: Marker, start: int, rank: int, key: str, *,
-                         kind: str = "", local_id: str = "", reference: str = "") -> Draft:
-        if self.recitals_ended:
-            self.recitals_ended = False
-            opened = next((i for i, d in enumerate(self.stack) if d.kind == "recitals"), None)
-            if opened is not None:
-                self.truncate(opened)
-        while len(self.stack) > 1 and (
-            self.stack[-1].rank >= rank or self.stack[-1].rank == _LIST_RANK
-        ):
-            self.stack.pop()
-        draft = Draft(kind or marker.kind, key, rank, marker.label, marker.number, marker.title,
-                      start, local_id=local_id, full_reference=reference)
-        return self.open(draft, self.stack[-1])
-
-    def level_fits(self, depth: int, number: tuple[int, ...], style: str) -> bool:
-        """Whether a section/decimal heading continues the numbering it would join."""
-        same = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth}"), None)
-        if same is not None:
-            if number[:-1] == same.number[:-1]:
-                return same.number[-1] < number[-1] <= same.number[-1] + _MAX_SKIP
-            return number[-1] <= 2 and number[0] in (same.number[0] + 1, same.number[0] + 2)
-        if depth == 1:
-            deeper = next((d for d in reversed(self.stack) if d.stack_key.startswith("level")), None)
-            if deeper is not None:
-                return number[0] in (deeper.number[0] + 1, deeper.number[0] + 2)
-            # A numbered list inside a "Section 5" style document is an enumeration.
-            return style == "section" or not any(d.style == "section" for d in self.stack)
-        parent = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth - 1}"), None)
-        if parent is not None:
-            if parent.number == number[:-1]:
-                return number[-1] <= _MAX_SKIP + 1
-            return number[-1] <= 2 and number[0] > parent.number[0]
-        article = next((d for d in reversed(self.stack) if d.kind == "article"), None)
-        if article is not None and article.number and article.number[0] != number[0]:
-            return number[-1] <= 2
-        return number[-1] <= _MAX_SKIP + 1 or style == "section"
-
-    # -- enumerations -------------------------------------------------------------------
-    def place_list(self, marker: Marker, start: int) -> Draft | None:
-        kind, number = self._choose_list_kind(marker)
-        run_floor = max(i for i, d in enumerate(self.stack) if d.rank != _LIST_RANK)
-        for depth in range(len(self.stack) - 1, run_floor, -1):
-            open_item = self.stack[depth]
-            if open_item.stack_key == kind:
-                last = open_item.number[0]
-                if not (last < number[0] <= last + _MAX_SKIP or number[0] == 1):
-                    return None
-                self.truncate(depth)
-                break
-        else:
-            if number[0] > _MAX_SKIP:
-                return None
-        parent = self.stack[-1]
-        # The enumeration style ("paren_roman") only steers nesting; the node is a sub-clause.
-        draft = Draft("subclause", kind, _LIST_RANK, marker.label, number, marker.title, start)
-        token = re.sub(r"[^A-Za-z0-9]", "", marker.label)
-        draft.local_id = f"{parent.local_id}({token})" if parent is not self.root else f"({token})"
-        if parent.full_reference:
-            draft.full_reference = f"{parent.full_reference}({token})"
-        return self.open(draft, parent)
-
-    def _choose_list_kind(self, marker: Marker) -> tuple[str, tuple[int, ...]]:
-        if marker.alternative is None:
-            return marker.kind, marker.number
-        run = [d for d in self.stack if d.rank == _LIST_RANK]
-        for kind, number in ((marker.kind, marker.number),
-                             (marker.alternative, marker.alternative_number)):
-            if any(d.stack_key == kind and d.number[0] + 1 == number[0] for d in run):
-                return kind, number
-        if marker.alternative_number == (1,):
-            return marker.alternative, marker.alternative_number
-        return marker.kind, marker.number
 
 
 def _level_reference(number: tuple[int, ...], label: str) -> str:
@@ -160,7 +50,7 @@ def build_outline(text: str) -> Outline:
     """Parse ``text`` into drafts; every span satisfies ``draft text == text[start:end]``."""
     lines = split_lines(text)
     regions = find_toc_regions(lines)
-    builder = _Builder(text)
+    builder = OutlineBuilder(text)
     in_region = {i: region for region in regions for i in range(region.first, region.last + 1)}
     index = 0
     while index < len(lines):
@@ -180,7 +70,7 @@ def build_outline(text: str) -> Outline:
     return Outline(tuple(document_order(builder.root)), spans)
 
 
-def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
+def _add_toc(builder: OutlineBuilder, lines: list[Line], region: TocRegion) -> None:
     builder.truncate(1)
     container = Draft("toc", "toc", 0, "", (), "Table of Contents", lines[region.first].start,
                       local_id="toc")
@@ -190,7 +80,7 @@ def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
             continue
         # The citation key is kept so references to unfiled attachments can be told apart;
         # it never enters the lookup table of real provisions.
-        entry = Draft("toc_entry", "toc_entry", _LIST_RANK, line.marker.label, line.marker.number,
+        entry = Draft("toc_entry", "toc_entry", LIST_RANK, line.marker.label, line.marker.number,
                       line.marker.title, line.start, local_id="toc-entry",
                       full_reference=_names(line.marker)[1], is_toc_entry=True)
         builder.truncate(2)
@@ -199,7 +89,7 @@ def _add_toc(builder: _Builder, lines: list[Line], region: TocRegion) -> None:
     builder.truncate(1)
 
 
-def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
+def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
     line = lines[index]
     marker = line.marker
     if _OPERATIVE_WORDS.search(line.text) and any(d.kind == "recitals" for d in builder.stack):
@@ -221,11 +111,11 @@ def _add_line(builder: _Builder, lines: list[Line], index: int) -> None:
         return
     if builder.stack[-1] is builder.root:
         # Front matter yields to the first heading of any rank.
-        builder.open(Draft("front_matter", "front_matter", _LIST_RANK - 1, "", (), "",
+        builder.open(Draft("front_matter", "front_matter", LIST_RANK - 1, "", (), "",
                            line.start, local_id="front"), builder.root)
 
 
-def _in_definitions(builder: _Builder) -> bool:
+def _in_definitions(builder: OutlineBuilder) -> bool:
     """Whether the innermost open section is a definitions section."""
     section = next((d for d in reversed(builder.stack) if d.stack_key.startswith("level")
                     or d.kind in ("article", "schedule")), None)
@@ -238,7 +128,7 @@ def _quoted_opening(text: str) -> str | None:
     return match.group(1).strip().rstrip(",;:.").strip() if match else None
 
 
-def _open_marker(builder: _Builder, lines: list[Line], index: int, marker: Marker | None,
+def _open_marker(builder: OutlineBuilder, lines: list[Line], index: int, marker: Marker | None,
                  head: str | None) -> Draft | None:
     line = lines[index]
     if marker is None:
@@ -296,9 +186,9 @@ def _title_from_next_line(draft: Draft, lines: list[Line], index: int) -> None:
         draft.title = following.text.strip().rstrip(".:")
 
 
-def _paragraph_outline(text: str, lines: list[Line], regions: list[TocRegion]) -> _Builder:
+def _paragraph_outline(text: str, lines: list[Line], regions: list[TocRegion]) -> OutlineBuilder:
     """Fallback for text without usable numbering: upper-case headings and paragraphs."""
-    builder = _Builder(text)
+    builder = OutlineBuilder(text)
     starts = {region.first: region for region in regions}
     skip = {i for region in regions for i in range(region.first, region.last + 1)}
     heading: Draft | None = None

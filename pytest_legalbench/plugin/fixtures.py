@@ -2,33 +2,48 @@
 product), built once per session (per xdist worker), and the per-item fixture that runs a
 benchmark item.
 
-The corpus and index modules are imported inside the fixtures, so ``pytest --help`` and
-sessions that never ask for them do not pay for compiling the parser.
+The index build, the item runners and what they pull in (the parser, the modes, the
+reference backend, the vector record) are imported inside the fixtures that build them, so
+``pytest --help`` and sessions that never ask for them do not pay for them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_legalbench.gandr.settings import with_overrides
+from pytest_legalbench.ingest.document import CorpusError, Document
+from pytest_legalbench.llm.cassette_persister import CassetteError
+from pytest_legalbench.llm.cassette_recorder import cassette_miss, new_recorder
+from pytest_legalbench.llm.cassettes import CassettePlan
+from pytest_legalbench.llm.client import ModelClient, resolve_backend
+from pytest_legalbench.llm.cost_guard import CostGuard, CostLimitReached, SpendMeter
+from pytest_legalbench.llm.failures import ModelCallError
+from pytest_legalbench.llm.ledger import Ledger
+from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.llm.redaction import redactor_for
+from pytest_legalbench.modes.base import ModeUnavailable
+from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.plugin.hooks import SETTINGS_KEY
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
+from pytest_legalbench.plugin.preflight_hooks import session_documents
 from pytest_legalbench.plugin.settings import Settings
+from pytest_legalbench.run.items import Case, InvalidQuestion
+from pytest_legalbench.run.protocol import RECORD_PROPERTY, Record, envelope
 
 if TYPE_CHECKING:
-    from pytest_legalbench.ingest.document import Document
-    from pytest_legalbench.llm.cost_guard import CostGuard
-    from pytest_legalbench.navindex.node import DocumentIndex
     from pytest_legalbench.run.benchmark import Benchmark
-    from pytest_legalbench.run.items import Case, InvalidQuestion
-    from pytest_legalbench.run.protocol import Record
 
 
 @pytest.fixture(scope="session")
 def legalbench_settings(pytestconfig: pytest.Config) -> Settings:
     """The resolved pytest-legalbench settings of this session."""
-    from pytest_legalbench.plugin.hooks import SETTINGS_KEY
-
     return pytestconfig.stash[SETTINGS_KEY]
 
 
@@ -37,9 +52,6 @@ def legalbench_documents(pytestconfig: pytest.Config,
                          legalbench_settings: Settings) -> tuple[Document, ...]:
     """The documents of the selected profile, read from the corpus folder (or those of the
     ``--legalbench-docs`` folder)."""
-    from pytest_legalbench.ingest.document import CorpusError
-    from pytest_legalbench.plugin.preflight_hooks import session_documents
-
     try:
         return session_documents(pytestconfig, legalbench_settings)
     except CorpusError as error:
@@ -65,14 +77,6 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     """The session's benchmark: one item runner per product over the corpus, one client and
     (offline) the reference server, closed even when items fail. Cassettes follow
     pytest-recording's ``--record-mode`` and ``--disable-recording``."""
-    import dataclasses
-    import os
-
-    from pytest_legalbench.gandr.settings import with_overrides
-    from pytest_legalbench.llm.cassettes import CassettePlan, cassette_miss, new_recorder
-    from pytest_legalbench.llm.client import ModelClient, resolve_backend
-    from pytest_legalbench.llm.ledger import Ledger
-    from pytest_legalbench.llm.redaction import redactor_for
     from pytest_legalbench.run.backend import open_backend
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.gandr import GandrItems, GandrItemSettings
@@ -120,10 +124,6 @@ def _cost_guard(config: pytest.Config, settings: Settings) -> CostGuard | None:
     """The run's spending limit, shared by its processes through the run folder."""
     if settings.max_cost is None:
         return None
-    from pytest_legalbench.llm.cost_guard import CostGuard, SpendMeter
-    from pytest_legalbench.llm.pricing import load_price_card
-    from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
-
     journal = config.stash.get(JOURNAL_KEY, None)
     meter = SpendMeter(journal.folder / f".spend-{journal.run}" if journal else None)
     return CostGuard(settings.max_cost, load_price_card(), meter)
@@ -135,18 +135,9 @@ def legalbench_item(request: pytest.FixtureRequest,
     """Run this item (its question under its mode), journal its record and attach it to the
     report; an item a resumed run already finished is taken from the journal instead, and an
     invalid question file (--legalbench-skip-invalid) errors with what is wrong with it."""
-    from pathlib import Path
-
-    from pytest_legalbench.llm.cassettes import CassetteError
-    from pytest_legalbench.llm.client import ModelCallError
-    from pytest_legalbench.llm.cost_guard import CostLimitReached
-    from pytest_legalbench.modes.base import ModeUnavailable
-    from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
-    from pytest_legalbench.run.items import InvalidQuestion as Invalid
-    from pytest_legalbench.run.protocol import RECORD_PROPERTY, envelope
     from pytest_legalbench.run.stored_records import record_of
 
-    if isinstance(legalbench_case, Invalid):
+    if isinstance(legalbench_case, InvalidQuestion):
         pytest.fail("invalid question file, not run:\n" + "\n".join(legalbench_case.problems),
                     pytrace=False)
     journal = request.config.stash.get(JOURNAL_KEY, None)

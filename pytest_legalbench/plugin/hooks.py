@@ -16,14 +16,11 @@ import pytest
 from pytest_legalbench.ingest.manifest import available_profiles
 from pytest_legalbench.llm.client import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
+from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.preflight_hooks import check_report_folder, checked_cases
-from pytest_legalbench.plugin.settings import (
-    OPTIONS,
-    RETRIEVAL_OPTIONS,
-    Settings,
-    SettingsError,
-    resolve_settings,
-)
+from pytest_legalbench.plugin.settings import Settings, resolve_settings
+from pytest_legalbench.plugin.values import SettingsError
+from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
 pytest_plugins = ("pytest_legalbench.plugin.fixtures", "pytest_legalbench.plugin.journal_hooks",
                   "pytest_legalbench.plugin.preflight_hooks")
@@ -49,16 +46,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("mode", type="args", default=[],
                   help="modes to benchmark when no --mode is given")
     for option in (*OPTIONS, *RETRIEVAL_OPTIONS):
-        env = f" Env: ${option.env}" if option.env and option.env not in option.help else ""
-        group.addoption(option.flag, dest=f"legalbench_{option.name}", default=None,
-                        metavar=option.ini.upper(), help=option.help + env)
-        parser.addini(option.ini, help=option.help, default=None)
-    group.addoption("--legalbench-fail-on-loss", action="store_true", default=None,
-                    dest="legalbench_fail_on_loss",
-                    help="fail an item whose mode loses to inject (losses are only reported "
-                         "otherwise)")
-    parser.addini("legalbench_fail_on_loss", type="bool", default=False,
-                  help="fail items whose mode loses to inject")
+        if option.switch:
+            group.addoption(option.flag, action="store_true", default=None,
+                            dest=f"legalbench_{option.name}", help=option.help_text())
+        else:
+            group.addoption(option.flag, dest=f"legalbench_{option.name}", default=None,
+                            metavar=option.metavar or option.ini.upper(),
+                            help=option.help_text())
+        if option.in_ini and option.switch:
+            parser.addini(option.ini, help=option.help, type="bool", default=False)
+        elif option.in_ini:
+            parser.addini(option.ini, help=option.help, default=None)
     group.addoption("--legalbench-gandr", action="append", dest="legalbench_gandr",
                     default=None, metavar="NAME=VALUE",
                     help="change one GANDR setting (repeat for several), e.g. max_rounds=2, "
@@ -72,20 +70,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     options = (*OPTIONS, *RETRIEVAL_OPTIONS)
     cli = {o.name: config.getoption(f"legalbench_{o.name}") for o in options}
-    ini = {o.name: config.getini(o.ini) for o in options}
+    ini = {o.name: config.getini(o.ini) for o in options if o.in_ini}
     for name in ("corpus_dir", "cache_dir", "report", "questions", "docs", "embedding_model",
                  "cross_encoder"):
         if config.rootpath is not None and cli.get(name) is None and ini.get(name):
             # A relative folder in an ini file is relative to that file's folder.
             ini[name] = str((config.rootpath / str(ini[name])).resolve())
-    modes = config.getoption("legalbench_modes") or list(config.getini("mode"))
-    fail_on_loss = config.getoption("legalbench_fail_on_loss")
+    modes = config.getoption("legalbench_modes")
+    gandr = config.getoption("legalbench_gandr")
     try:
         settings = resolve_settings(
-            cli, ini, os.environ, profiles=available_profiles, modes=modes,
-            fail_on_loss=bool(config.getini("legalbench_fail_on_loss")
-                              if fail_on_loss is None else fail_on_loss),
-            gandr=config.getoption("legalbench_gandr") or list(config.getini("legalbench_gandr")))
+            cli, ini, os.environ, profiles=available_profiles,
+            modes=modes or list(config.getini("mode")),
+            modes_from="--mode" if modes else "ini key mode",
+            gandr=gandr or list(config.getini("legalbench_gandr")),
+            gandr_from="--legalbench-gandr" if gandr else "ini key legalbench_gandr")
         # Fails now, not at the first model call, when e.g. Claude is asked for without a key.
         resolve_backend(settings.backend, os.environ)
     except (SettingsError, BackendConfigError) as error:
@@ -137,8 +136,6 @@ class RecordCollector:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pytest_legalbench.run.protocol import RECORD_PROPERTY
-
         if report.when != "call":
             return
         for name, value in report.user_properties:
@@ -154,8 +151,6 @@ def pytest_runtest_makereport(item: pytest.Item,
     if report.when != "call" or not report.passed or settings is None \
             or not settings.fail_on_loss:
         return report
-    from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
-
     for name, value in item.user_properties:
         found = unwrap(value) if name == RECORD_PROPERTY else None
         if found is not None and found[0] == "qa" and found[1].get("verdict") == "inject":

@@ -1,46 +1,35 @@
-"""The run journal's wiring: ``--legalbench-resume``, the run opened at startup and handed to
-xdist workers, and the items each collecting process plans. Journal logic lives in
-``run.journal_session``."""
+"""The run journal's wiring: the run opened (or, under ``--legalbench-resume``, resumed) at
+startup and handed to xdist workers, and the items each collecting process plans. Journal logic
+lives in ``run.journal_session``."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
+from pytest_legalbench.files.locations import manifests_dir, prompts_dir, question_sets_dir
+from pytest_legalbench.llm.backend import resolve_backend
 from pytest_legalbench.plugin.settings import Settings
+from pytest_legalbench.run.fingerprint import run_fingerprint
+from pytest_legalbench.run.items import Case
+from pytest_legalbench.run.journal import JournalError
+from pytest_legalbench.run.journal_session import JournalSession, join_run, open_run
+from pytest_legalbench.run.run_folder import run_place
 
-if TYPE_CHECKING:
-    from pytest_legalbench.run.journal_session import JournalSession
-
-JOURNAL_KEY = pytest.StashKey["JournalSession"]()
+JOURNAL_KEY = pytest.StashKey[JournalSession]()
 #: The ``workerinput`` key an xdist worker finds its run under.
 WORKER_INPUT = "legalbench_journal"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("legalbench")
-    group.addoption("--legalbench-resume", dest="legalbench_resume", default=None,
-                    metavar="DIR",
-                    help="resume the run whose journal is in DIR (a report folder, or the run "
-                         "folder an interrupted run printed): items it finished under the same "
-                         "settings are not run again")
-
-
 def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
     """The session's run journal: joined on an xdist worker, opened (or resumed) elsewhere."""
-    from pytest_legalbench.run.journal import JournalError
-    from pytest_legalbench.run.journal_session import join_run, open_run
-    from pytest_legalbench.run.run_folder import run_place
-
     given = getattr(config, "workerinput", {}).get(WORKER_INPUT)
     if given is not None:
         return join_run(given)
-    resume = config.getoption("legalbench_resume")
-    place = run_place(report_dir=settings.report_dir,
-                      resume_dir=Path(resume).expanduser() if resume else None,
+    place = run_place(report_dir=settings.report_dir, resume_dir=settings.resume_dir,
                       cache_dir=settings.cache_dir)
     try:
         return open_run(place, _fingerprint(settings), report=settings.report_dir is not None)
@@ -49,12 +38,6 @@ def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
 
 
 def _fingerprint(settings: Settings) -> Any:
-    import dataclasses
-
-    from pytest_legalbench.files.locations import manifests_dir, prompts_dir, question_sets_dir
-    from pytest_legalbench.llm.backend import resolve_backend
-    from pytest_legalbench.run.fingerprint import run_fingerprint
-
     backend = resolve_backend(settings.backend, os.environ)
     base_url = settings.base_url or backend.base_url
     return run_fingerprint(
@@ -75,8 +58,6 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    from pytest_legalbench.run.items import Case
-
     journal = session.config.stash.get(JOURNAL_KEY, None)
     if journal is None or session.config.option.collectonly:
         return

@@ -1,36 +1,24 @@
-"""The checks before spending, wired: ``--legalbench-skip-invalid``, the report folder at
-startup, and the question set and corpus when the benchmark's items are made. The checks
-themselves live in ``run.preflight``."""
+"""The checks before spending, wired: the report folder at startup, and the question set and
+corpus when the benchmark's items are made (``--legalbench-skip-invalid`` keeps the valid
+questions). The checks themselves live in ``run.preflight``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pytest
 
+from pytest_legalbench.files.locations import question_sets_dir
+from pytest_legalbench.ingest.document import CorpusError, Document
 from pytest_legalbench.plugin.settings import Settings
-
-if TYPE_CHECKING:
-    from pytest_legalbench.ingest.document import Document
-    from pytest_legalbench.run.items import Case, InvalidQuestion
+from pytest_legalbench.run.items import Case, InvalidQuestion
+from pytest_legalbench.run.preflight import check_evidence, check_question_files, problems_text
+from pytest_legalbench.run.preflight import check_report_folder as check
 
 #: The documents the checks read, kept for the session's fixtures (one read per process).
-DOCUMENTS_KEY = pytest.StashKey[tuple["Document", ...]]()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("legalbench")
-    group.addoption("--legalbench-skip-invalid", action="store_true", default=False,
-                    dest="legalbench_skip_invalid",
-                    help="run the valid questions when some question files are invalid or "
-                         "quote evidence their documents lack; each invalid file is reported "
-                         "as an error item")
+DOCUMENTS_KEY = pytest.StashKey[tuple[Document, ...]]()
 
 
 def check_report_folder(settings: Settings) -> None:
     """A report folder that cannot be written is a startup error, not an end-of-run one."""
-    from pytest_legalbench.run.preflight import check_report_folder as check
-
     if settings.report_dir is not None:
         problem = check(settings.report_dir)
         if problem is not None:
@@ -42,10 +30,6 @@ def checked_cases(config: pytest.Config,
     """The items (question x mode) after checking every question file and, unless only
     collecting, the corpus and every evidence quote; problems are one collection error
     listing them all, or, with --legalbench-skip-invalid, one invalid entry per file."""
-    from pytest_legalbench.files.locations import question_sets_dir
-    from pytest_legalbench.run.items import Case, InvalidQuestion
-    from pytest_legalbench.run.preflight import check_evidence, check_question_files
-
     folder = settings.questions_dir or question_sets_dir() / settings.profile
     checked = check_question_files(folder)
     problems = list(checked.problems)
@@ -56,10 +40,7 @@ def checked_cases(config: pytest.Config,
         problems += found
         bad = {p.where.rsplit(":", 1)[0] for p in found}
         questions = [q for q in questions if q.path not in bad]
-    skip_invalid = config.getoption("legalbench_skip_invalid", False)
-    if problems and (not skip_invalid or not questions):
-        from pytest_legalbench.run.preflight import problems_text
-
+    if problems and (not settings.skip_invalid or not questions):
         raise pytest.Collector.CollectError(problems_text("legalbench question set", problems))
     invalid: dict[str, list[str]] = {}
     for problem in problems:
@@ -70,6 +51,7 @@ def checked_cases(config: pytest.Config,
 
 def session_documents(config: pytest.Config, settings: Settings) -> tuple[Document, ...]:
     """The run's documents, read once per process (CorpusError names what is missing)."""
+    # Imported here: the readers (decoding, HTML, manifests) load only for a benchmark.
     from pytest_legalbench.ingest.selection import Selection, load_documents
 
     if DOCUMENTS_KEY not in config.stash:
@@ -82,8 +64,6 @@ def session_documents(config: pytest.Config, settings: Settings) -> tuple[Docume
 
 
 def _documents(config: pytest.Config, settings: Settings) -> tuple[Document, ...]:
-    from pytest_legalbench.ingest.document import CorpusError
-
     try:
         return session_documents(config, settings)
     except CorpusError as error:

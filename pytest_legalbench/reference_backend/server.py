@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from pytest_legalbench.reference_backend.cache import PromptCache
 from pytest_legalbench.reference_backend.faults import FaultLog, FaultPlan
 from pytest_legalbench.reference_backend.identity import BACKEND_HEADER, REFERENCE_MODEL
+from pytest_legalbench.reference_backend.request_parsing import parse_request
 from pytest_legalbench.reference_backend.responder import request_digest, respond
 from pytest_legalbench.reference_backend.wire import (
     MessagesRequest,
@@ -26,7 +27,6 @@ from pytest_legalbench.reference_backend.wire import (
     error_body,
     invalid,
     message_body,
-    parse_request,
 )
 
 if TYPE_CHECKING:

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_legalbench.results.comparison_checks import run_warnings
 from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.results.reported_rate import ReportedRate
 from pytest_legalbench.results.results_file import StoredRun
+from pytest_legalbench.results.summary import Summary
 from pytest_legalbench.stats.exact import binomial_test, mcnemar_exact
 
 #: The paired binary outcomes, in report order, with what each means.
@@ -166,24 +167,28 @@ def _holds(record: ItemRecord) -> bool | None:
     return {"tie": True, "mode": True, "inject": False}.get(record.verdict or "")
 
 
-def _metrics(entry: Mapping[str, Any]) -> dict[str, float | None]:
-    def share(*path: str) -> float | None:
-        value: Any = entry
-        for key in path:
-            value = value.get(key) if isinstance(value, Mapping) else None
-        return None if value is None else float(value)
+#: The headline numbers of a mode's summary that a comparison sets side by side.
+METRICS = ("ties", "inject_wins", "mode_wins", "keyfacts_mode", "keyfacts_inject",
+           "evidence_recall", "payload_tokens_mean", "cost_mode_usd", "cost_inject_usd",
+           "cost_judge_usd")
 
-    found = {name: share("document_bound", "rates", outcome, "share")
-             for name, outcome in (("ties", "tie"), ("inject_wins", "inject"),
-                                   ("mode_wins", "mode"))}
-    found.update(keyfacts_mode=share("keyfacts", "mode", "share"),
-                 keyfacts_inject=share("keyfacts", "inject", "share"),
-                 evidence_recall=share("evidence_recall"),
-                 payload_tokens_mean=share("payload_tokens_mean"),
-                 cost_mode_usd=share("cost_usd", "mode"),
-                 cost_inject_usd=share("cost_usd", "inject"),
-                 cost_judge_usd=share("cost_usd", "judge"))
-    return found
+
+def _metrics(summary: Summary, mode: str) -> dict[str, float | None]:
+    """``METRICS`` of ``mode`` in ``summary``; None for those it lacks (every one when the
+    summary has no such mode)."""
+    try:
+        entry = summary.mode(mode)
+    except KeyError:
+        return dict.fromkeys(METRICS, None)
+    bound = entry.document_bound
+    wins = [None if bound is None else ReportedRate.of(getattr(bound, outcome),
+                                                        bound.scored()).share
+            for outcome in ("tie", "inject", "mode")]
+    keyfacts, cost = entry.keyfacts, entry.cost
+    found = [*wins, None if keyfacts.mode is None else keyfacts.mode.share,
+             keyfacts.inject.share, entry.evidence_recall, entry.payload_tokens_mean,
+             float(cost.mode), float(cost.inject), float(cost.judge)]
+    return dict(zip(METRICS, found, strict=True))
 
 
 def compare_modes(a: StoredRun, b: StoredRun, mode_a: str, mode_b: str) -> ModeChange:
@@ -209,9 +214,7 @@ def compare_modes(a: StoredRun, b: StoredRun, mode_a: str, mode_b: str) -> ModeC
         if facts[0] != facts[1] or verdicts[0] != verdicts[1]:
             flips.append(Flip(question, facts if facts[0] != facts[1] else None,
                               verdicts if verdicts[0] != verdicts[1] else None))
-    modes_a: Mapping[str, Any] = a.summary.get("modes") or {}
-    modes_b: Mapping[str, Any] = b.summary.get("modes") or {}
-    before, after = _metrics(modes_a.get(mode_a) or {}), _metrics(modes_b.get(mode_b) or {})
+    before, after = _metrics(a.summary, mode_a), _metrics(b.summary, mode_b)
     return ModeChange(mode_a, mode_b, len(left), len(right), len(shared),
                       {name: (before[name], after[name]) for name in before}, tests,
                       sign_test([(float(x), float(y)) for x, y in recalls]), tuple(flips))

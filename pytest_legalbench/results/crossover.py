@@ -30,9 +30,11 @@ exactly the corpus size at which the two costs are equal. When cache reads are f
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from pytest_legalbench.llm.pricing import TOKENS_PER_PRICE_UNIT, Prices
 
@@ -115,6 +117,17 @@ class CrossoverVerdict:
     cheaper: str
     """``"inject"``, the mode's name, or ``"tie"`` when the warm costs are equal."""
     explanation: str
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CrossoverVerdict:
+        """Read a verdict written by ``to_dict``: its amounts are the floats it wrote, held
+        exactly, so it writes them back unchanged."""
+        break_even = data["break_even_tokens"]
+        return cls(str(data["mode"]), Fraction(float(data["corpus_tokens"])),
+                   None if break_even is None else Fraction(float(break_even)),
+                   Fraction(float(data["inject_cost_usd"])),
+                   Fraction(float(data["mode_cost_usd"])), str(data["cheaper"]),
+                   str(data["explanation"]))
 
     def to_dict(self) -> dict[str, object]:
         """Return the verdict as plain builtins for result files."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
 
+from pytest_legalbench import __version__
 from pytest_legalbench.files.atomic_write import write_bytes_atomic, write_text_atomic
 from pytest_legalbench.llm.pricing import Cost, PriceCard, format_usd, price_calls
 from pytest_legalbench.results.cost_chart import COST_CHART_FILE, cumulative_costs, draw_cost_chart
@@ -21,7 +21,15 @@ from pytest_legalbench.results.provision_table import Excerpts, ProvisionPlace
 from pytest_legalbench.results.recall_chart import RECALL_CHART_FILE, draw_recall_chart
 from pytest_legalbench.results.record_order import is_paired, ordered
 from pytest_legalbench.results.results_file import RESULTS_FILE, StoredRun, results_json
-from pytest_legalbench.results.run_header import PARTIAL_NOTE, UNKNOWN, CorpusIdentity, RunHeader
+from pytest_legalbench.results.run_header import (
+    PARTIAL_NOTE,
+    UNKNOWN,
+    CorpusIdentity,
+    RunHeader,
+    report_date,
+    sorted_modes,
+)
+from pytest_legalbench.results.summary import Summary
 from pytest_legalbench.results.verdict_split import audit_flag, split_verdicts
 from pytest_legalbench.results.verdicts_file import VERDICTS_FILE, verdicts_csv
 
@@ -77,7 +85,12 @@ def _is_scalar(value: object) -> bool:
     return not isinstance(value, (Mapping, list, tuple))
 
 
-def _summary_lines(value: object, depth: int = 0) -> list[str]:
+def summary_markdown(summary: Summary) -> list[str]:
+    """The summary as report.md shows it: the form results.json holds, as nested lists."""
+    return _nested_lines(summary.to_dict())
+
+
+def _nested_lines(value: object, depth: int = 0) -> list[str]:
     """Render nested builtins as an indented markdown list, scalars and flat lists inline."""
     indent = "  " * depth
     if isinstance(value, Mapping):
@@ -96,11 +109,11 @@ def _summary_lines(value: object, depth: int = 0) -> list[str]:
             lines.append(f"{indent}- {label} (empty)")
         else:
             lines.append(f"{indent}- {label}")
-            lines.extend(_summary_lines(item, depth + 1))
+            lines.extend(_nested_lines(item, depth + 1))
     return lines
 
 
-def _report_markdown(records: Sequence[ItemRecord], summary: Mapping[str, object], backend: str,
+def _report_markdown(records: Sequence[ItemRecord], summary: Summary, backend: str,
                      models: Mapping[str, str], card: PriceCard, partial: str = "") -> str:
     named = ", ".join(f"{role} `{model}`" for role, model in models.items()) or _NONE
     title = f"legalbench report ({partial})" if partial else "legalbench report"
@@ -117,7 +130,7 @@ def _report_markdown(records: Sequence[ItemRecord], summary: Mapping[str, object
     if not records:
         lines += ["", "No items were recorded."]
     lines += ["", "## Summary", ""]
-    lines += _summary_lines(summary) if summary else ["(empty)"]
+    lines += summary_markdown(summary)
     return "\n".join(lines) + "\n"
 
 
@@ -144,27 +157,16 @@ def _split_table(records: Sequence[ItemRecord], mode: str) -> list[str]:
     return lines
 
 
-class Serialisable(Protocol):
-    """A summary as report files hold it: plain builtins on request (``Summary`` is one)."""
-
-    def to_dict(self) -> Mapping[str, object]:
-        """The summary as nested plain builtins."""
-        ...
-
-
 def minimal_header(backend: str, models: Mapping[str, str], card: PriceCard,
                    records: Sequence[ItemRecord]) -> RunHeader:
     """A header from what every caller knows, the rest ``unknown``."""
-    from pytest_legalbench import __version__
-    from pytest_legalbench.results.run_header import report_date, sorted_modes
-
     return RunHeader(backend=backend, models=dict(models), price_card=card.label,
                      corpus=CorpusIdentity(UNKNOWN, 0, UNKNOWN),
                      modes=sorted_modes(r.mode for r in records), judge=UNKNOWN,
                      questions=UNKNOWN, date=report_date(), package_version=__version__)
 
 
-def write_report(folder: Path, *, records: Sequence[ItemRecord], summary: Serialisable,
+def write_report(folder: Path, *, records: Sequence[ItemRecord], summary: Summary,
                  backend: str, models: Mapping[str, str], card: PriceCard,
                  header: RunHeader | None = None,
                  provisions: tuple[Mapping[str, ProvisionPlace], Excerpts] | None = None,
@@ -172,17 +174,16 @@ def write_report(folder: Path, *, records: Sequence[ItemRecord], summary: Serial
     """Write results.json, report.md, verdicts.csv, cost.png and recall_payload.png into
     ``folder``; return their paths in that order."""
     found = ordered(records)
-    plain = summary.to_dict()
     places, excerpts = provisions or ({}, Excerpts({}))
     run = StoredRun(header=header or minimal_header(backend, models, card, found),
-                    records=tuple(found), summary=plain, provisions=dict(places),
+                    records=tuple(found), summary=summary, provisions=dict(places),
                     excerpts=excerpts)
     paths = [folder / name for name in (RESULTS_FILE, REPORT_FILE, VERDICTS_FILE,
                                         COST_CHART_FILE, RECALL_CHART_FILE)]
     # results.json first: it holds everything, so it survives a failure in a later file.
     write_text_atomic(paths[0], results_json(run))
     partial = next((note for note in run.header.notes if note.startswith(PARTIAL_NOTE)), "")
-    write_text_atomic(paths[1], _report_markdown(found, plain, backend, models, card, partial))
+    write_text_atomic(paths[1], _report_markdown(found, summary, backend, models, card, partial))
     write_text_atomic(paths[2], verdicts_csv(found))
     write_bytes_atomic(paths[3], draw_cost_chart(cumulative_costs(found, card), card))
     write_bytes_atomic(paths[4], draw_recall_chart(found))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_legalbench.judging.pairing import RATE_PLACES
 from pytest_legalbench.stats.exact import rate
@@ -24,6 +26,12 @@ class ReportedRate:
         found = rate(k, n)
         return cls(k, n, round(found.share, RATE_PLACES), round(found.interval.low, RATE_PLACES),
                    round(found.interval.high, RATE_PLACES))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ReportedRate:
+        """Read a rate written by ``to_dict``."""
+        return cls(int(data["k"]), int(data["n"]), float(data["share"]), float(data["low"]),
+                   float(data["high"]))
 
     def to_dict(self) -> dict[str, object]:
         """The rate as plain builtins."""

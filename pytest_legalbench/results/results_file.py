@@ -18,6 +18,7 @@ from typing import Any
 from pytest_legalbench.results.item_record import RECORD_FORMAT, ItemRecord
 from pytest_legalbench.results.provision_table import Excerpts, ProvisionPlace
 from pytest_legalbench.results.run_header import RunHeader
+from pytest_legalbench.results.summary import Summary
 
 RESULTS_FILE = "results.json"
 
@@ -33,8 +34,8 @@ class StoredRun:
     header: RunHeader
     records: tuple[ItemRecord, ...]
     """In (question_id, mode) order."""
-    summary: Mapping[str, Any]
-    """``Summary.to_dict()`` of the run."""
+    summary: Summary
+    """The run's summary."""
     provisions: Mapping[str, ProvisionPlace]
     """Node id -> where each provision a record retrieved lies."""
     excerpts: Excerpts = field(default_factory=lambda: Excerpts({}))
@@ -53,7 +54,7 @@ class StoredRun:
                 "models": dict(self.header.models), "run": self.header.to_dict(),
                 "records": [record.to_dict() for record in self.records],
                 "provisions": {node: entry.to_dict() for node, entry in self.provisions.items()},
-                "texts": self.excerpts.to_dict(), "summary": self.summary}
+                "texts": self.excerpts.to_dict(), "summary": self.summary.to_dict()}
 
 
 def results_json(run: StoredRun) -> str:
@@ -83,15 +84,19 @@ def read_run(path: Path) -> StoredRun:
         raise ResultsFileError(f"{found}: not JSON ({error})") from None
     try:
         header = dict(data.get("run") or {})
-        # Files of the first layout have no header: their backend and models stand alone.
+        # Files of the first layout have no header, and a summary without backend and
+        # models: those stand alone at the top.
+        summary = dict(data["summary"])
+        summary.setdefault("backend", data.get("backend"))
+        summary.setdefault("models", data.get("models") or {})
         header.setdefault("backend", data.get("backend"))
         header.setdefault("models", data.get("models") or {})
-        header.setdefault("price_card", (data.get("summary") or {}).get("price_card"))
+        header.setdefault("price_card", summary.get("price_card"))
         records = tuple(ItemRecord.from_dict(raw) for raw in data["records"])
         return StoredRun(
             header=RunHeader.from_dict({k: v for k, v in header.items() if v is not None}),
             records=tuple(sorted(records, key=lambda r: (r.question_id, r.mode))),
-            summary=dict(data.get("summary") or {}),
+            summary=Summary.from_dict(summary),
             provisions={str(node): ProvisionPlace.from_dict(entry)
                         for node, entry in dict(data.get("provisions") or {}).items()},
             excerpts=Excerpts.from_dict(dict(data.get("texts") or {})),

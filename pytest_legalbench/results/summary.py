@@ -4,29 +4,23 @@ Document-bound questions and out-of-scope controls are always tallied apart. Eve
 carries an exact two-sided 95% Clopper-Pearson interval; forced-decision runs add the exact
 binomial test of mode wins against inject wins. Costs use the price card; token footprints
 count every input token attended (uncached, cache write and cache read). ``Summary.to_dict``
-is what results.json and report.md hold; ``summary_lines`` prints the same values.
+is what results.json and report.md hold and ``Summary.from_dict`` reads it back;
+``summary_lines`` prints the same values. The records are summarised by ``results.summarise``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from statistics import fmean
+from typing import Any, TypeVar
 
-from pytest_legalbench.judging.pairing import Tally, tally
-from pytest_legalbench.llm.ledger import USAGE_FIELDS, Call, sum_usage
-from pytest_legalbench.llm.pricing import PriceCard, price_calls
-from pytest_legalbench.modes.names import NAVAGENT
-from pytest_legalbench.results.crossover import (
-    CrossoverVerdict,
-    conversation_verdict,
-    navigate_verdict,
-    navindex_verdict,
-)
-from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.judging.pairing import Tally
+from pytest_legalbench.results.crossover import CrossoverVerdict
 from pytest_legalbench.results.reported_rate import ReportedRate
-from pytest_legalbench.results.verdict_split import VerdictSplit, split_verdicts
+from pytest_legalbench.results.verdict_split import VerdictSplit
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -35,6 +29,13 @@ class KeyFactRates:
 
     inject: ReportedRate
     mode: ReportedRate | None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> KeyFactRates:
+        """Read rates written by ``to_dict``."""
+        mode = data.get("mode")
+        return cls(ReportedRate.from_dict(data["inject"]),
+                   None if mode is None else ReportedRate.from_dict(mode))
 
     def to_dict(self) -> dict[str, object]:
         """The rates as plain builtins; ``mode`` only when the mode answered."""
@@ -63,6 +64,12 @@ class Footprint:
         """How many times smaller the mode's answering context is than inject's."""
         return _ratio(self.inject_answering, self.mode_answering)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Footprint:
+        """Read a footprint written by ``to_dict`` (its reductions follow from it)."""
+        return cls(int(data["inject_total"]), int(data["inject_answering"]),
+                   int(data["mode_total"]), int(data["mode_answering"]))
+
     def to_dict(self) -> dict[str, object]:
         """The footprint and its reductions as plain builtins."""
         return {"inject_total": self.inject_total, "inject_answering": self.inject_answering,
@@ -78,6 +85,12 @@ class Costs:
     inject: Decimal
     mode: Decimal
     judge: Decimal
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Costs:
+        """Read costs written by ``to_dict``."""
+        return cls(Decimal(str(data["inject"])), Decimal(str(data["mode"])),
+                   Decimal(str(data["judge"])))
 
     def to_dict(self) -> dict[str, object]:
         """The costs as exact decimal strings."""
@@ -108,6 +121,24 @@ class ModeSummary:
     payload_tokens_mean: float
     crossover: CrossoverVerdict | None
     """The caching break-even; None for inject alone and for a mode that made no calls."""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModeSummary:
+        """Read a mode's summary written by ``to_dict``."""
+        recall = data["evidence_recall"]
+        return cls(
+            mode=str(data["mode"]), items=int(data["items"]),
+            document_bound=_optional(data, "document_bound", Tally.from_dict),
+            controls=_optional(data, "controls", Tally.from_dict),
+            document_bound_split=_optional(data, "document_bound_split", VerdictSplit.from_dict),
+            controls_split=_optional(data, "controls_split", VerdictSplit.from_dict),
+            judges=tuple(str(judge) for judge in data.get("judges", ())),
+            keyfacts=KeyFactRates.from_dict(data["keyfacts"]),
+            evidence_recall=None if recall is None else float(recall),
+            footprint=Footprint.from_dict(data["footprint"]),
+            cost=Costs.from_dict(data["cost_usd"]),
+            payload_tokens_mean=float(data["payload_tokens_mean"]),
+            crossover=_optional(data, "crossover", CrossoverVerdict.from_dict))
 
     def to_dict(self) -> dict[str, object]:
         """The mode's summary as plain builtins (the form results.json holds)."""
@@ -150,6 +181,19 @@ class Summary:
                 return found
         raise KeyError(name)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Summary:
+        """Read a summary written by ``to_dict`` (results.json's ``summary``); KeyError,
+        TypeError or ValueError when it is not one."""
+        modes = tuple(ModeSummary.from_dict(entry) for entry in data["modes"].values())
+        for name, entry in zip(data["modes"], modes, strict=True):
+            if name != entry.mode:
+                raise ValueError(f"the summary of mode {entry.mode!r} is filed under {name!r}")
+        return cls(backend=str(data["backend"]),
+                   models={str(role): str(name) for role, name in data["models"].items()},
+                   price_card=str(data["price_card"]), modes=modes,
+                   unreported=tuple(str(name) for name in data.get("usage_not_reported", ())))
+
     def to_dict(self) -> dict[str, object]:
         """The summary as plain builtins (the form results.json and report.md hold)."""
         found: dict[str, object] = {
@@ -160,88 +204,12 @@ class Summary:
         return found
 
 
-def _footprint(calls: Iterable[Call], answering_only: bool = False) -> int:
-    return sum(c.usage.footprint for c in calls
-               if not answering_only or c.stage.endswith(".answer"))
-
-
-def _answering_mean(calls: Sequence[Call]) -> float:
-    found = [c.usage.footprint for c in calls if c.stage.endswith(".answer")]
-    return fmean(found) if found else 0.0
+def _optional(data: Mapping[str, Any], key: str,
+              read: Callable[[Mapping[str, Any]], _T]) -> _T | None:
+    """``read`` of ``data[key]``; None when the key is missing or null."""
+    value = data.get(key)
+    return None if value is None else read(value)
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
     return round(numerator / denominator, 2) if denominator else None
-
-
-def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummary:
-    """One mode's summary from its records (all of the same mode)."""
-    mode = records[0].mode
-    bound = [r for r in records if not r.out_of_scope]
-    controls = [r for r in records if r.out_of_scope]
-    judged = [r for r in records if r.verdict is not None]
-    keyfacts = KeyFactRates(
-        inject=ReportedRate.of(sum(r.keyfacts_inject.correct for r in records), len(records)),
-        mode=(ReportedRate.of(sum(bool(r.keyfacts_mode and r.keyfacts_mode.correct)
-                                  for r in records), len(records))
-              if any(r.keyfacts_mode is not None for r in records) else None))
-    recalls = [r.evidence_recall for r in bound if r.evidence_recall is not None]
-    inject_calls = [c for r in records for c in r.inject_calls]
-    mode_calls = [c for r in records for c in r.mode_calls] or inject_calls
-    crossover = None
-    if mode != "inject" and records[0].mode_calls:
-        # The crossover in tokens the model actually read: inject's answering context is the
-        # corpus C, the mode's is its payload R, and navindex's scan reads its index I;
-        # navagent's every turn reads context, so all its input counts, priced as measured.
-        corpus = _answering_mean(inject_calls)
-        payload = _answering_mean(mode_calls)
-        prices = card.prices_for(records[0].mode_calls[-1].model)
-        scan = fmean(r.scan_tokens for r in records)
-        if mode == NAVAGENT:
-            total = sum_usage(c.usage for c in mode_calls)
-            items = len(records)
-            crossover = conversation_verdict(
-                mode, corpus, total.input_tokens / items,
-                total.cache_creation_input_tokens / items, total.cache_read_input_tokens / items,
-                prices)
-        elif mode == "navindex":
-            crossover = navindex_verdict(corpus, scan, payload, prices)
-        else:
-            crossover = navigate_verdict(mode, corpus, payload, prices)
-    return ModeSummary(
-        mode=mode, items=len(records),
-        document_bound=tally(r.verdict for r in bound if r.verdict) if judged else None,
-        controls=tally(r.verdict for r in controls if r.verdict) if judged else None,
-        document_bound_split=split_verdicts(bound) if judged else None,
-        controls_split=split_verdicts(controls) if judged else None,
-        judges=tuple(sorted({r.judge for r in judged})), keyfacts=keyfacts,
-        evidence_recall=round(fmean(recalls), 4) if recalls else None,
-        footprint=Footprint(
-            inject_total=_footprint(inject_calls),
-            inject_answering=_footprint(inject_calls, answering_only=True),
-            mode_total=_footprint(mode_calls),
-            mode_answering=_footprint(mode_calls, answering_only=True)),
-        cost=Costs(inject=price_calls(inject_calls, card).total,
-                   mode=price_calls(mode_calls, card).total,
-                   judge=price_calls([c for r in records for c in r.judge_calls], card).total),
-        payload_tokens_mean=round(fmean(r.payload_tokens for r in records), 1),
-        crossover=crossover)
-
-
-def summarise(records: Iterable[ItemRecord], card: PriceCard, *, backend: str,
-              models: Mapping[str, str]) -> Summary:
-    """The whole session's summary: one entry per mode, in mode-name order."""
-    by_mode: dict[str, list[ItemRecord]] = {}
-    for record in sorted(records, key=lambda r: (r.mode, r.question_id)):
-        by_mode.setdefault(record.mode, []).append(record)
-    calls = [c for found in by_mode.values() for r in found
-             for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)]
-    return Summary(backend=backend, models=dict(models), price_card=card.label,
-                   modes=tuple(summarise_mode(found, card) for found in by_mode.values()),
-                   unreported=unreported_usage(calls))
-
-
-def unreported_usage(calls: Iterable[Call]) -> tuple[str, ...]:
-    """The usage fields any of ``calls`` came without, in ``USAGE_FIELDS`` order."""
-    missing = {name for call in calls for name in call.unreported}
-    return tuple(name for name in USAGE_FIELDS if name in missing)

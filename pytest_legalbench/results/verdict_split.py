@@ -13,8 +13,9 @@ items and forced-decision splits are left out, as they are from the headline rat
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.reported_rate import ReportedRate
@@ -80,6 +81,15 @@ class VerdictSplit:
     def rate(self, count: int) -> ReportedRate:
         """``count`` over the scored items, with its exact interval."""
         return ReportedRate.of(count, self.scored)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VerdictSplit:
+        """Read a split written by ``to_dict``: each cell's count is its rate's ``k``."""
+        cells = {outcome: KeyFactCells(**{name: int(data[outcome][name]["k"])
+                                          for name in CELLS})
+                 for outcome in SPLIT_OUTCOMES}
+        return cls(scored=int(data["scored"]), tie=cells["tie"], inject=cells["inject"],
+                   mode=cells["mode"])
 
     def to_dict(self) -> dict[str, object]:
         """Per verdict: each cell and ``differ`` as rates over the scored items; for wins

@@ -6,7 +6,8 @@ A mode that answers as it navigates (``AnsweringMode``: navagent) brings its own
 
 from __future__ import annotations
 
-from pytest_legalbench.llm.client import Completion, ModelClient, SystemBlock
+from pytest_legalbench.llm.call_types import Completion, SystemBlock
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.prompts import answer_system, answer_user, provisions_block
 from pytest_legalbench.modes.base import AnsweringMode, Mode, Retrieval
 from pytest_legalbench.modes.inject_context import InjectContext

@@ -22,10 +22,12 @@ from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.prompts import REFUSAL
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable, Retrieval
+from pytest_legalbench.modes.registry import build_mode
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evaluation import Scorer
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.retrieved import provision_spans
+from pytest_legalbench.run.answering import respond
 from pytest_legalbench.run.items import Case
 
 INJECT = "inject"
@@ -82,8 +84,6 @@ class QaRunner:
 
     def mode(self, name: str) -> Mode:
         """The mode called ``name``, built on first use; ModeUnavailable when it cannot run."""
-        from pytest_legalbench.modes.registry import build_mode
-
         if name not in self._modes:
             try:
                 self._modes[name] = build_mode(name, self.corpus, self.settings.mode_settings,
@@ -124,8 +124,6 @@ class QaRunner:
         return self._inject[question.id]
 
     def _answer(self, name: str, question: Question) -> _Answer:
-        from pytest_legalbench.run.answering import respond
-
         mode = self.mode(name)
         seen = len(self.client.ledger)
         # A mode that answers as it navigates (navagent) brings its answer; others are

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.llm.client import ClientConfig, Completion, ModelClient, resolve_backend
+from pytest_legalbench.llm.call_types import Completion
+from pytest_legalbench.llm.client import ClientConfig, ModelClient, resolve_backend
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, Retrieval
 from pytest_legalbench.modes.names import parse_mode
 from pytest_legalbench.modes.registry import build_mode
 from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.run.answering import respond
 from pytest_legalbench.run.backend import open_backend
 
 
@@ -51,6 +53,4 @@ def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex
 def ask(session: QuerySession, question: str, model: str) -> tuple[Retrieval, Completion]:
     """Retrieve for ``question`` with the session's mode, then answer from what was retrieved
     (a mode that answers as it navigates brings its own answer)."""
-    from pytest_legalbench.run.answering import respond
-
     return respond(session.mode, question, session.client, model)

@@ -12,9 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench import __version__
+from pytest_legalbench.gandr.record import GandrRecord, all_calls
+from pytest_legalbench.gandr.report import write_gandr_report
+from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
+from pytest_legalbench.ingest.document import CorpusError
+from pytest_legalbench.ingest.selection import Selection, load_documents
+from pytest_legalbench.llm.backend import takes_sampling
 from pytest_legalbench.llm.ledger import Call
-from pytest_legalbench.llm.pricing import PriceCard
+from pytest_legalbench.llm.pricing import PriceCard, load_price_card
+from pytest_legalbench.llm.server_capabilities import capabilities, rules_text
 from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.results.provision_table import provision_table
+from pytest_legalbench.results.report_files import write_report
 from pytest_legalbench.results.results_file import StoredRun, read_run
 from pytest_legalbench.results.retry_lines import retry_lines
 from pytest_legalbench.results.run_header import (
@@ -25,6 +34,9 @@ from pytest_legalbench.results.run_header import (
     report_date,
     sorted_modes,
 )
+from pytest_legalbench.results.summarise import summarise, unreported_usage
+from pytest_legalbench.results.summary_lines import cache_accounting_lines, summary_lines
+from pytest_legalbench.run.html_report import write_html_report
 from pytest_legalbench.run.progress import Progress
 from pytest_legalbench.run.protocol import unwrap
 from pytest_legalbench.run.run_folder import PARTIAL_FOLDER
@@ -61,14 +73,12 @@ class _Parts:
     """What each product's finisher leaves for report.html."""
 
     qa: StoredRun | None = None
-    gandr: list[Any] = field(default_factory=list)
+    gandr: list[GandrRecord] = field(default_factory=list)
 
 
 def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
     """The summary lines of a session's records, product by product (and the report files,
     report.html last, if a folder was asked for)."""
-    from pytest_legalbench.llm.pricing import load_price_card
-
     by_product: dict[str, list[Mapping[str, Any]]] = {}
     for value in envelopes:
         found = unwrap(value)
@@ -86,8 +96,6 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
         if by_product.get(product):
             lines += finish(by_product[product], end, card, parts)
     if end.report_dir is not None and (parts.qa is not None or parts.gandr):
-        from pytest_legalbench.run.html_report import write_html_report
-
         page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
         lines.append(f"report: {page} (one page, open it in a browser)")
     return lines
@@ -120,9 +128,6 @@ _REFERENCE_NOTE = ("(reference backend: a deterministic extractive answerer and 
 
 def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
               card: PriceCard, parts: _Parts) -> list[str]:
-    from pytest_legalbench.results.summary import summarise
-    from pytest_legalbench.results.summary_lines import summary_lines
-
     records = [ItemRecord.from_dict(raw) for raw in raw_records]
     backend = _backend(records)
     models = _models(records, end.answer_model)
@@ -135,9 +140,6 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     if backend == "reference":
         lines.append(_REFERENCE_NOTE)
     if end.report_dir is not None:
-        from pytest_legalbench.results.provision_table import provision_table
-        from pytest_legalbench.results.report_files import write_report
-
         texts, corpus = _corpus(end)
         header = RunHeader(
             backend=backend, models=models, price_card=card.label, corpus=corpus,
@@ -158,9 +160,6 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
 def _corpus(end: SessionEnd) -> tuple[dict[str, str], CorpusIdentity]:
     """The profile's document texts and identity; none when they cannot be read (the report
     then names the provisions without their texts)."""
-    from pytest_legalbench.ingest.document import CorpusError
-    from pytest_legalbench.ingest.selection import Selection, load_documents
-
     if not end.profile:
         return {}, CorpusIdentity(UNKNOWN, 0, UNKNOWN)
     try:
@@ -174,11 +173,6 @@ def _corpus(end: SessionEnd) -> tuple[dict[str, str], CorpusIdentity]:
 
 def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
                  card: PriceCard, parts: _Parts) -> list[str]:
-    from pytest_legalbench.gandr.record import GandrRecord, all_calls
-    from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
-    from pytest_legalbench.results.summary import unreported_usage
-    from pytest_legalbench.results.summary_lines import cache_accounting_lines
-
     records = sorted((GandrRecord.from_dict(raw) for raw in raw_records),
                      key=lambda r: (r.system, r.question_id))
     summary = summarise_gandr(records, card)
@@ -196,8 +190,6 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     if any(b != "reference" for b in backends):
         lines.append(_sampling_note(end.base_url, {c.server for c in calls if c.server}))
     if end.report_dir is not None:
-        from pytest_legalbench.gandr.report import write_gandr_report
-
         written = write_gandr_report(end.report_dir, records, summary,
                                      backend="+".join(backends) or "none")
         lines.append(f"GANDR report: {written[0]} and {len(written) - 1} trace files")
@@ -207,17 +199,12 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
 
 def _server_lines(servers: set[str]) -> list[str]:
     """Which kind of third-party server answered, and the capability rules applied to it."""
-    from pytest_legalbench.llm.server_capabilities import capabilities, rules_text
-
     return [f"(server: {capabilities(kind).name}; capability rules: "
             f"{rules_text(capabilities(kind))})" for kind in sorted(servers)]
 
 
 def _sampling_note(base_url: str | None, servers: set[str]) -> str:
     """What was sent of the GANDR systems' temperatures and seeds, and to whom."""
-    from pytest_legalbench.llm.backend import takes_sampling
-    from pytest_legalbench.llm.server_capabilities import capabilities
-
     if not takes_sampling("anthropic", base_url):
         return ("(Claude's API takes no temperature and has no seed: neither was sent, so the "
                 "repeats differ only by the model's own sampling)")

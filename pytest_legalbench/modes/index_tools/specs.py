@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pytest_legalbench.llm.client import ToolSpec
+from pytest_legalbench.llm.call_types import ToolSpec
 from pytest_legalbench.modes.index_tools.bounds import (
     LIST_ITEMS,
     OUTLINE_DEEPEST,

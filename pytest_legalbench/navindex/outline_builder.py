@@ -1,0 +1,130 @@
+"""The open path of an outline being built: from the root to the current provision, the
+rules that place a structural heading or an enumeration item on it, and every draft made so
+far, in document order.
+
+Structural headings have fixed ranks; enumerations such as ``(a)`` or ``(iv)`` nest in the
+order they first appear. A candidate marker must fit the sequence it would join (no number
+skips more than ``MAX_SKIP``), which keeps wrapped lines such as "30 days" or "(c)" in running
+prose from becoming provisions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_legalbench.navindex.draft import Draft
+from pytest_legalbench.navindex.markers import Marker
+
+#: The rank of every enumeration item: below every structural heading.
+LIST_RANK = 100
+#: The most numbers a heading or an item may skip and still continue its sequence.
+MAX_SKIP = 3
+
+
+class OutlineBuilder:
+    """The open path from the root to the current provision, and every draft made so far."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.root = Draft("document", "document", -1, "", (), "", 0, len(text), local_id="root")
+        self.stack: list[Draft] = [self.root]
+        self.ids: dict[str, int] = {}
+        self.order: list[Draft] = [self.root]
+        self.accepted = 0
+        # Set when the words of agreement are read inside open recitals: the next
+        # structural heading closes them.
+        self.recitals_ended = False
+
+    # -- opening and closing ------------------------------------------------------------
+    def open(self, draft: Draft, parent: Draft) -> Draft:
+        draft.parent = parent
+        parent.children.append(draft)
+        draft.local_id = self.unique(draft.local_id or draft.kind)
+        self.order.append(draft)
+        self.stack.append(draft)
+        return draft
+
+    def unique(self, local: str) -> str:
+        local = re.sub(r"\s+", "", local)
+        seen = self.ids.get(local, 0)
+        self.ids[local] = seen + 1
+        return local if seen == 0 else f"{local}_{seen + 1}"
+
+    def truncate(self, keep: int) -> None:
+        """Close every open draft below the first ``keep`` of the open path."""
+        del self.stack[keep:]
+
+    # -- structural headings ------------------------------------------------------------
+    def place_structural(self, marker: Marker, start: int, rank: int, key: str, *,
+                         kind: str = "", local_id: str = "", reference: str = "") -> Draft:
+        if self.recitals_ended:
+            self.recitals_ended = False
+            opened = next((i for i, d in enumerate(self.stack) if d.kind == "recitals"), None)
+            if opened is not None:
+                self.truncate(opened)
+        while len(self.stack) > 1 and (
+            self.stack[-1].rank >= rank or self.stack[-1].rank == LIST_RANK
+        ):
+            self.stack.pop()
+        draft = Draft(kind or marker.kind, key, rank, marker.label, marker.number, marker.title,
+                      start, local_id=local_id, full_reference=reference)
+        return self.open(draft, self.stack[-1])
+
+    def level_fits(self, depth: int, number: tuple[int, ...], style: str) -> bool:
+        """Whether a section/decimal heading continues the numbering it would join."""
+        same = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth}"), None)
+        if same is not None:
+            if number[:-1] == same.number[:-1]:
+                return same.number[-1] < number[-1] <= same.number[-1] + MAX_SKIP
+            return number[-1] <= 2 and number[0] in (same.number[0] + 1, same.number[0] + 2)
+        if depth == 1:
+            deeper = next((d for d in reversed(self.stack) if d.stack_key.startswith("level")), None)
+            if deeper is not None:
+                return number[0] in (deeper.number[0] + 1, deeper.number[0] + 2)
+            # A numbered list inside a "Section 5" style document is an enumeration.
+            return style == "section" or not any(d.style == "section" for d in self.stack)
+        parent = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth - 1}"), None)
+        if parent is not None:
+            if parent.number == number[:-1]:
+                return number[-1] <= MAX_SKIP + 1
+            return number[-1] <= 2 and number[0] > parent.number[0]
+        article = next((d for d in reversed(self.stack) if d.kind == "article"), None)
+        if article is not None and article.number and article.number[0] != number[0]:
+            return number[-1] <= 2
+        return number[-1] <= MAX_SKIP + 1 or style == "section"
+
+    # -- enumerations -------------------------------------------------------------------
+    def place_list(self, marker: Marker, start: int) -> Draft | None:
+        kind, number = self._choose_list_kind(marker)
+        run_floor = max(i for i, d in enumerate(self.stack) if d.rank != LIST_RANK)
+        for depth in range(len(self.stack) - 1, run_floor, -1):
+            open_item = self.stack[depth]
+            if open_item.stack_key == kind:
+                last = open_item.number[0]
+                if not (last < number[0] <= last + MAX_SKIP or number[0] == 1):
+                    return None
+                self.truncate(depth)
+                break
+        else:
+            if number[0] > MAX_SKIP:
+                return None
+        parent = self.stack[-1]
+        # The enumeration style ("paren_roman") only steers nesting; the node is a sub-clause.
+        draft = Draft("subclause", kind, LIST_RANK, marker.label, number, marker.title, start)
+        token = re.sub(r"[^A-Za-z0-9]", "", marker.label)
+        draft.local_id = f"{parent.local_id}({token})" if parent is not self.root else f"({token})"
+        if parent.full_reference:
+            draft.full_reference = f"{parent.full_reference}({token})"
+        return self.open(draft, parent)
+
+    def _choose_list_kind(self, marker: Marker) -> tuple[str, tuple[int, ...]]:
+        if marker.alternative is None:
+            return marker.kind, marker.number
+        run = [d for d in self.stack if d.rank == LIST_RANK]
+        for kind, number in ((marker.kind, marker.number),
+                             (marker.alternative, marker.alternative_number)):
+            if any(d.stack_key == kind and d.number[0] + 1 == number[0] for d in run):
+                return kind, number
+        if marker.alternative_number == (1,):
+            return marker.alternative, marker.alternative_number
+        return marker.kind, marker.number
