@@ -14,8 +14,8 @@ from pytest_legalbench.vectors.embedding import Embedder, EmbeddingModelError, p
 from pytest_legalbench.vectors.onnx_export import OnnxUnavailable, exported_path, pooling_mode
 
 TEXTS = ["The Territory means the United States and Canada.",
-         "Licensee shall pay the royalties within thirty (30) days after the end of each "
-         "calendar quarter.",
+         ("Licensee shall pay the royalties within thirty (30) days after the end of each "
+          "calendar quarter."),
          "This Agreement is governed by the laws of the State of Delaware.",
          # Well over the model's 256 tokens: embedded in windows and pooled.
          " ".join(f"Clause {n}: the Supplier shall deliver lot {n} to the warehouse."
