@@ -12,6 +12,7 @@ import pytest
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.comparison import (
+    NothingToCompare,
     compare_runs,
     pair_modes,
     paired_test,
@@ -180,3 +181,46 @@ def test_the_compare_command_reads_report_folders(tmp_path: Path,
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "nowhere")]) == 2
     assert "cannot read the results" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--pair", "x"]) == 2
+
+
+def test_runs_with_no_mode_name_in_common_are_not_compared_and_the_pair_is_suggested(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_legalbench.commands.cli import main
+
+    a, b = _pair()
+    default = _run([replace(r, mode=m) for r in a.records
+                    for m in ("navembed:closure", "navindex")])
+    chunks = _run([replace(r, mode="navembed:chunks") for r in b.records])
+    with pytest.raises(NothingToCompare, match=(
+            r"share no mode name \(A ran navembed:closure, navindex; B ran navembed:chunks\); "
+            r"name the pairs to compare, e\.g\. --pair navembed:closure=navembed:chunks")):
+        compare_runs(default, chunks)
+    for name, run in (("default", default), ("chunks", chunks)):
+        write_report(tmp_path / name, records=run.records, summary=run.summary,
+                     backend="reference", models={"answer": "m"}, card=CARD, header=run.header)
+    folders = [str(tmp_path / "default"), str(tmp_path / "chunks")]
+    assert main(["compare", *folders, "-q"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("legalbench: error: nothing to compare: the runs share no mode name")
+    assert "--pair navembed:closure=navembed:chunks" in err and len(err.splitlines()) == 1
+    assert main(["compare", *folders, "--pair", "navembed:closure=navembed:chunks", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "navembed:closure (A) vs navembed:chunks (B): 13 and 13 items, 13 shared" in out
+    assert "note: not compared: A's navindex" in out
+
+
+def test_a_run_with_no_records_is_not_compared() -> None:
+    a, _ = _pair()
+    with pytest.raises(NothingToCompare, match="run B holds no item records"):
+        compare_runs(a, _run([]))
+
+
+def test_the_one_mode_of_each_run_pairs_with_a_note_and_leftovers_suggest_a_pair() -> None:
+    a, b = _pair()
+    found = compare_runs(a, _run([replace(r, mode="navembed:chunks") for r in b.records]))
+    assert [(m.mode_a, m.mode_b) for m in found.modes] == [("navindex", "navembed:chunks")]
+    assert "note: paired the one mode left in each run: A's navindex with B's navembed:chunks" \
+        in comparison_lines(found)
+    _, notes, _ = pair_modes(["a", "b", "c"], ["a", "d"])
+    assert notes[-1] == "modes of different names are compared when named: --pair b=d"

@@ -21,7 +21,12 @@ from pytest_legalbench.run.journal import (
 )
 from pytest_legalbench.run.journal_session import JournalSession, join_run, open_run
 from pytest_legalbench.run.progress import Progress
-from pytest_legalbench.run.run_folder import RunPlace, run_place, set_aside
+from pytest_legalbench.run.run_folder import (
+    RunPlace,
+    remove_superseded_partial,
+    run_place,
+    set_aside,
+)
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.text() | st.floats(
     allow_nan=False, allow_infinity=False)
@@ -122,6 +127,19 @@ def test_an_earlier_journal_is_set_aside_under_the_next_free_number(tmp_path: Pa
     assert (tmp_path / "journal.1.jsonl").read_text(encoding="utf-8") == "first"
     assert (tmp_path / "journal.2.jsonl").read_text(encoding="utf-8") == "second"
     assert not journal.exists()
+
+
+def test_only_a_partial_report_is_removed_as_superseded(tmp_path: Path) -> None:
+    assert remove_superseded_partial(tmp_path) is None  # no partial/ at all
+    (tmp_path / "partial").mkdir()
+    (tmp_path / "partial" / "notes.txt").write_text("mine", encoding="utf-8")
+    assert remove_superseded_partial(tmp_path) is None  # not a report: left alone
+    assert (tmp_path / "partial" / "notes.txt").exists()
+    for name in ("results.json", "gandr-results.json"):
+        (tmp_path / "partial" / "nested").mkdir(parents=True)
+        (tmp_path / "partial" / name).write_text("{}", encoding="utf-8")
+        assert remove_superseded_partial(tmp_path) == tmp_path / "partial"
+        assert not (tmp_path / "partial").exists() and tmp_path.is_dir()
 
 
 def test_a_run_writes_nothing_until_it_begins_and_starts_once_for_all_its_processes(

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.navindex.markers import classify, letter_value, roman_value, split_title
+from pytest_legalbench.navindex.headings import split_title
+from pytest_legalbench.navindex.markers import classify, letter_value, roman_value
 
 
 @pytest.mark.parametrize(
@@ -84,3 +85,17 @@ def test_titles_are_headings_not_sentences() -> None:
 def test_classify_never_crashes(line: str) -> None:
     marker = classify(line)
     assert marker is None or 0 <= marker.body_offset <= len(line)
+
+
+_MARKER_TEXT = st.lists(st.sampled_from(
+    [*" \t|.:;()-–—§\"“[\n\xa0", *"aivxAIVXZ019", "ARTICLE ", "Section ", "EXHIBIT ",
+     "TABLE OF CONTENTS", "RECITALS", "WHEREAS", "Defined Terms"]), max_size=16).map("".join)
+
+
+@given(st.text(max_size=20), _MARKER_TEXT, _MARKER_TEXT)
+def test_classifying_at_a_position_reads_as_the_rest_would(prefix: str, line: str,
+                                                           tail: str) -> None:
+    # A long line is classified at each of its breaks by position, never by a copy of its rest.
+    text = prefix + line + tail
+    assert classify(text, len(prefix)) == classify(line + tail)
+    assert split_title(text, len(prefix)) == split_title(line + tail)

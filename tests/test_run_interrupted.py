@@ -1,6 +1,7 @@
 """Interrupted benchmark runs through pytester: a SIGINT or a SIGKILL after some items keeps
 their records in the journal, the partial run says so and leaves a whole report alone, and
-``--legalbench-resume`` runs the rest to the summary an uninterrupted run prints.
+``--legalbench-resume`` runs the rest to the summary an uninterrupted run prints (and removes
+the partial report the interruption left beside the whole one).
 
 Every session replays copies of the shared recording's cassettes (``test_benchmark_plugin``).
 """
@@ -93,7 +94,7 @@ def test_an_interrupted_run_keeps_its_items_and_a_resume_finishes_it(
     assert whole == (run.report / "report.md").read_text(encoding="utf-8")
 
 
-def test_a_partial_run_never_replaces_a_whole_report(
+def test_a_partial_run_never_replaces_a_whole_report_and_its_resume_removes_it(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory, corpus_root: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     run = recording(tmp_path_factory, corpus_root)
@@ -112,6 +113,14 @@ def test_a_partial_run_never_replaces_a_whole_report(
     assert len(journal_items(out)) == 1
     set_aside = (out / "journal.1.jsonl").read_text(encoding="utf-8").splitlines()
     assert sum(json.loads(line)["kind"] == "item" for line in set_aside) == 6
+    # Resumed to the end, the run's complete report replaces the partial one it left.
+    resumed = pytester.runpytest_subprocess(*args, "--legalbench-resume=out")
+    resumed.assert_outcomes(passed=6)
+    assert not (out / "partial").exists()
+    assert ("removed out/partial: the interrupted run's partial report, which this resumed run "
+            "completes") in resumed.outlines
+    stored = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert len(stored["records"]) == 6 and not stored["run"]["notes"][0].startswith("partial")
 
 
 def test_every_xdist_worker_journals_and_a_resume_runs_under_xdist(

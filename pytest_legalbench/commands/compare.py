@@ -23,7 +23,8 @@ def register(commands: Any) -> None:
     compare.add_argument("--pair", action="append", default=[], metavar="MODE_A=MODE_B",
                          help="compare A's MODE_A with B's MODE_B (repeatable); by default "
                               "modes of the same name are paired, and the one mode each run "
-                              "has left")
+                              "has left; when nothing pairs, the command names both runs' "
+                              "modes and exits with status 2")
     compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
     compare.add_argument("--html", type=Path, metavar="OUT",
                          help="also write the comparison as a self-contained HTML page")

@@ -57,11 +57,11 @@ def _segments(raw: str, offset: int) -> list[tuple[int, int, Marker | None]]:
     for gap in gaps:
         if gap.end() <= cuts[-1][0]:
             continue
-        marker = classify(raw[gap.end():])
+        # Positions, not copies of the rest of the line: a long line has many gaps.
+        marker = classify(raw, gap.end())
         if marker is None or marker.kind in ("whereas", "toc_heading"):
             continue
-        before = raw[cuts[-1][0]:gap.start()].rstrip()
-        if marker.kind in LIST_KINDS and not before.endswith((".", ":", ";")):
+        if marker.kind in LIST_KINDS and not _closes_sentence(raw, cuts[-1][0], gap.start()):
             continue
         cuts.append((gap.end(), marker))
     segments = []
@@ -73,3 +73,8 @@ def _segments(raw: str, offset: int) -> list[tuple[int, int, Marker | None]]:
     return segments
 
 
+def _closes_sentence(raw: str, start: int, end: int) -> bool:
+    """Whether ``raw[start:end]``, trailing blanks aside, ends with ".", ":" or ";"."""
+    while end > start and raw[end - 1].isspace():
+        end -= 1
+    return end > start and raw[end - 1] in ".:;"

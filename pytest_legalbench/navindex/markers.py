@@ -9,6 +9,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pytest_legalbench.navindex.headings import (
+    BARS_OR_COLONS,
+    BLANKS,
+    INDENT,
+    INDENT_OR_BAR,
+    char_after,
+    has_text,
+    skip,
+    split_title,
+    trim_end,
+)
+
 #: Kinds whose place in the hierarchy is fixed; smaller ranks sit higher in the tree.
 STRUCTURAL_RANKS = {
     "schedule": 0,
@@ -33,12 +45,6 @@ LIST_KINDS = (
 
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 _ROMAN_RE = re.compile(r"^(?:x{0,3})(?:ix|iv|v?i{0,3})$")
-
-# A title must look like a heading: mostly capitalised words, not a running sentence.
-_SMALL_WORDS = frozenset(
-    ["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "per", "the", "to", "under", "upon", "with", "without", "its", "their", "his", "her", "not", "vs"]
-)
-
 
 def roman_value(numeral: str) -> int | None:
     """Return the value of a lower- or upper-case roman numeral up to 39, else None."""
@@ -103,85 +109,61 @@ _RECITALS = re.compile(
 _WHEREAS = re.compile(r"(?P<label>WHEREAS|Whereas)\b")
 _SIGNATURE = re.compile(r"(?P<label>IN WITNESS WHEREOF|In Witness Whereof)\b")
 _TOC_HEADING = re.compile(
-    r"(?P<label>TABLE OF CONTENTS|Table of Contents|CONTENTS|INDEX)[ \t]*(?:\|.*)?$"
+    r"(?P<label>TABLE OF CONTENTS|Table of Contents|CONTENTS|INDEX)[ \t]*(?:(?P<bar>\|)|$)"
 )
 
 
-def split_title(rest: str) -> str:
-    """Return the heading title at the start of ``rest``, or "" when it reads as prose."""
-    rest = rest.strip().lstrip("|").strip()
-    if not rest:
-        return ""
-    match = re.match(r"(.{1,100}?)(?:[.:](?:[ \t]|$)|[ \t]+\||[ \t]*[-–—][ \t]|$)", rest)
-    if match is None:
-        return ""
-    candidate = match.group(1).strip().rstrip(".:;,").strip()
-    if not candidate or not (candidate[0].isupper() or candidate[0] in "[“\"'("):
-        return ""
-    words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’\-]*", candidate)]
-    if not words or len(words) > 14:
-        return ""
-    capitalised = sum(1 for w in words if w[0].isupper() or w.lower() in _SMALL_WORDS)
-    if capitalised < len(words) * 0.75:
-        return ""
-    return candidate
-
-
-def _rest_is_prose_continuation(rest: str) -> bool:
+def _rest_is_prose_continuation(text: str, start: int) -> bool:
     # "Section 2 of the Agreement is amended" or "5 days after": a sentence, not a heading.
-    stripped = rest.lstrip(" \t|")
-    return bool(stripped) and (stripped[0].islower() or stripped[0] in ",;")
+    opening = char_after(INDENT_OR_BAR, text, start)
+    return bool(opening) and (opening.islower() or opening in ",;")
 
 
-def classify(line: str) -> Marker | None:
-    """Return the numbering candidate that opens ``line`` (leading blanks ignored), if any."""
-    stripped = line.lstrip(" \t")
-    indent = len(line) - len(stripped)
-    if not stripped:
+def classify(line: str, start: int = 0) -> Marker | None:
+    """Return the numbering candidate that opens ``line[start:]`` (leading blanks ignored)."""
+    # Offsets in the marker count from ``start``, as if ``line[start:]`` had been passed.
+    at = skip(INDENT, line, start)
+    if at >= len(line):
         return None
-    first = stripped[0]
+    first = line[at]
     if first == "(":
-        return _paren(stripped, indent)
+        return _paren(line, at, start)
     if first.isdigit():
-        return _decimal(stripped, indent)
+        return _decimal(line, at, start)
     if first == "§":
-        return _section(stripped, indent)
+        return _section(line, at, start)
     if not first.isalpha():
         return None
     for finder in (_article, _section, _schedule, _recitals, _signature, _toc, _whereas):
-        found = finder(stripped, indent)
+        found = finder(line, at, start)
         if found is not None:
             return found
-    return _dotted(stripped, indent)
+    return _dotted(line, at, start)
 
 
-def _article(text: str, indent: int) -> Marker | None:
-    match = _ARTICLE.match(text)
-    if match is None:
-        return None
-    rest = text[match.end():]
-    if _rest_is_prose_continuation(rest):
+def _article(text: str, at: int, start: int) -> Marker | None:
+    match = _ARTICLE.match(text, at)
+    if match is None or _rest_is_prose_continuation(text, match.end()):
         return None
     num = match.group("num")
     value = int(num) if num.isdigit() else roman_value(num)
     if value is None:
         return None
-    return Marker("article", match.group("label"), (value,), split_title(rest), indent + match.end())
+    title = split_title(text, match.end())
+    return Marker("article", match.group("label"), (value,), title, match.end() - start)
 
 
-def _section(text: str, indent: int) -> Marker | None:
-    match = _SECTION.match(text)
-    if match is None:
-        return None
-    rest = text[match.end():]
-    if _rest_is_prose_continuation(rest):
+def _section(text: str, at: int, start: int) -> Marker | None:
+    match = _SECTION.match(text, at)
+    if match is None or _rest_is_prose_continuation(text, match.end()):
         return None
     number = tuple(int(part) for part in match.group("num").split("."))
-    return Marker("section", match.group("label"), number, split_title(rest), indent + match.end())
+    title = split_title(text, match.end())
+    return Marker("section", match.group("label"), number, title, match.end() - start)
 
 
-def _decimal(text: str, indent: int) -> Marker | None:
-    match = _DECIMAL.match(text)
+def _decimal(text: str, at: int, start: int) -> Marker | None:
+    match = _DECIMAL.match(text, at)
     if match is None:
         return None
     parts = match.group("num").split(".")
@@ -189,48 +171,49 @@ def _decimal(text: str, indent: int) -> Marker | None:
     if len(parts) == 1 and not match.group("dot"):
         return None
     label = match.group("label")
-    after = text[len(label):len(label) + 1]
+    after = text[at + len(label):at + len(label) + 1]
     if not after or not (after.isspace() or after == "|"):
         return None
-    rest = text[match.end():]
-    opening = rest.lstrip(" \t|")[:1]
+    opening = char_after(INDENT_OR_BAR, text, match.end())
     # "1. | the name of the Company" (an item laid out as a table row) is an item too.
-    in_table = rest.lstrip(" \t")[:1] == "|"
+    in_table = char_after(INDENT, text, match.end()) == "|"
     if not opening or not (opening.isupper() or opening in "(“\"'[" or in_table):
         return None
     number = tuple(int(part) for part in parts)
     if number[0] == 0 or number[0] > 300:
         return None
     kind = f"decimal{min(len(number), 4)}"
-    return Marker(kind, label, number, split_title(rest), indent + match.end())
+    return Marker(kind, label, number, split_title(text, match.end()), match.end() - start)
 
 
-def _paren(text: str, indent: int) -> Marker | None:
-    match = _PAREN.match(text)
-    if match is None:
+def _paren(text: str, at: int, start: int) -> Marker | None:
+    match = _PAREN.match(text, at)
+    if match is None or not has_text(text, match.end()):
         return None
-    rest = text[match.end():]
-    if not rest.strip():
-        return None
-    return _enumerated("paren", match.group("tok"), match.group("label"), rest, indent + match.end())
+    return _enumerated("paren", match.group("tok"), match.group("label"), text, match.end(),
+                       start)
 
 
-def _dotted(text: str, indent: int) -> Marker | None:
-    match = _DOTTED.match(text)
+def _dotted(text: str, at: int, start: int) -> Marker | None:
+    match = _DOTTED.match(text, at)
     if match is None:
         return None
     token = match.group("tok")
-    rest = text[match.end():]
+    rest = match.end()
     # Dotted letters are easily prose ("A. Smith"); require a capitalised continuation.
-    if not rest.strip() or not (rest.lstrip(" \t|")[:1].isupper() or rest.lstrip()[:1] in "“\"("):
+    if not has_text(text, rest) or not (
+        char_after(INDENT_OR_BAR, text, rest).isupper() or char_after(BLANKS, text, rest) in "“\"("
+    ):
         return None
     if len(token) > 1 and roman_value(token) is None:
         return None
-    return _enumerated("dot", token, match.group("label"), rest, indent + match.end())
+    return _enumerated("dot", token, match.group("label"), text, rest, start)
 
 
-def _enumerated(style: str, token: str, label: str, rest: str, offset: int) -> Marker | None:
-    title = split_title(rest)
+def _enumerated(style: str, token: str, label: str, text: str, rest: int,
+                start: int) -> Marker | None:
+    title = split_title(text, rest)
+    offset = rest - start
     if token.isdigit():
         if style == "dot":
             return None
@@ -250,48 +233,61 @@ def _enumerated(style: str, token: str, label: str, rest: str, offset: int) -> M
     return None
 
 
-def _schedule(text: str, indent: int) -> Marker | None:
-    match = _SCHEDULE.match(text)
-    if match is None:
+def _schedule(text: str, at: int, start: int) -> Marker | None:
+    match = _SCHEDULE.match(text, at)
+    if match is None or _rest_is_prose_continuation(text, match.end()):
         return None
-    rest = text[match.end():]
     word = match.group("word")
-    if _rest_is_prose_continuation(rest):
-        return None
     # "Exhibit A attached hereto ..." in title case is prose unless the line is short;
     # an upper-case keyword opens a schedule even when its first paragraph runs on.
-    if not word.isupper() and (len(text.strip()) > 100 or not match.group("num")):
+    if not word.isupper() and (trim_end(text, at, len(text)) - at > 100
+                               or not match.group("num")):
         return None
     # "Exhibit 10.1" alone is the filing's exhibit number (SEC Item 601), not an attachment.
-    if re.fullmatch(r"\d{1,3}\.\d{1,3}[a-z]?", match.group("num") or "") and not rest.strip():
+    if (re.fullmatch(r"\d{1,3}\.\d{1,3}[a-z]?", match.group("num") or "")
+            and not has_text(text, match.end())):
         return None
-    title = rest.strip().strip("|:").strip()[:100]
-    return Marker("schedule", match.group("label"), (), title, indent + match.end())
+    # The rest stripped of blanks, then of bars and colons, then of blanks, cut to 100.
+    begin = skip(BLANKS, text, match.end())
+    end = trim_end(text, begin, len(text))
+    begin = skip(BARS_OR_COLONS, text, begin, end)
+    while end > begin and text[end - 1] in "|:":
+        end -= 1
+    begin = skip(BLANKS, text, begin, end)
+    title = text[begin:min(trim_end(text, begin, end), begin + 100)]
+    return Marker("schedule", match.group("label"), (), title, match.end() - start)
 
 
-def _recitals(text: str, indent: int) -> Marker | None:
-    match = _RECITALS.match(text)
+def _recitals(text: str, at: int, start: int) -> Marker | None:
+    match = _RECITALS.match(text, at)
     if match is None:
         return None
-    return Marker("recitals", match.group("label"), (), "Recitals", indent + match.end())
+    return Marker("recitals", match.group("label"), (), "Recitals", match.end() - start)
 
 
-def _whereas(text: str, indent: int) -> Marker | None:
-    match = _WHEREAS.match(text)
+def _whereas(text: str, at: int, start: int) -> Marker | None:
+    match = _WHEREAS.match(text, at)
     if match is None:
         return None
-    return Marker("whereas", match.group("label"), (), "", indent)
+    return Marker("whereas", match.group("label"), (), "", at - start)
 
 
-def _signature(text: str, indent: int) -> Marker | None:
-    match = _SIGNATURE.match(text)
+def _signature(text: str, at: int, start: int) -> Marker | None:
+    match = _SIGNATURE.match(text, at)
     if match is None:
         return None
-    return Marker("signature", match.group("label"), (), "Signatures", indent)
+    return Marker("signature", match.group("label"), (), "Signatures", at - start)
 
 
-def _toc(text: str, indent: int) -> Marker | None:
-    match = _TOC_HEADING.match(text)
+def _toc(text: str, at: int, start: int) -> Marker | None:
+    match = _TOC_HEADING.match(text, at)
     if match is None:
         return None
-    return Marker("toc_heading", match.group("label"), (), "Table of Contents", indent + match.end())
+    end = match.end()
+    if match.group("bar"):
+        # The rest of the line is part of the heading (the original pattern read "\|.*$").
+        newline = text.find("\n", end)
+        if newline != -1 and newline != len(text) - 1:
+            return None
+        end = len(text) if newline == -1 else newline
+    return Marker("toc_heading", match.group("label"), (), "Table of Contents", end - start)

@@ -18,8 +18,9 @@ from pytest_legalbench.navindex.draft import (
     close_spans,
     document_order,
 )
+from pytest_legalbench.navindex.headings import split_title
 from pytest_legalbench.navindex.lines import Line, split_lines
-from pytest_legalbench.navindex.markers import LIST_KINDS, STRUCTURAL_RANKS, Marker, split_title
+from pytest_legalbench.navindex.markers import LIST_KINDS, STRUCTURAL_RANKS, Marker
 from pytest_legalbench.navindex.outline_builder import LIST_RANK, OutlineBuilder
 from pytest_legalbench.navindex.toc import TocRegion, find_toc_regions
 

@@ -194,5 +194,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if journal is not None and end.partial:
         lines.append(f"run journal: {journal.journal} (run the rest with "
                      f"--legalbench-resume {journal.folder})")
+    elif journal is not None and not journal.fresh:
+        from pytest_legalbench.run.run_folder import remove_superseded_partial
+
+        # The resume finished the run, so the report its interruption left is out of date.
+        removed = remove_superseded_partial(journal.folder)
+        if removed is not None:
+            lines.append(f"removed {removed}: the interrupted run's partial report, which "
+                         f"this resumed run completes")
     for line in lines:
         terminalreporter.write_line(line)

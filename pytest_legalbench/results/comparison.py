@@ -16,7 +16,9 @@ only):
 Evidence recall is not binary: items whose recall rose are weighed against those whose recall
 fell by the exact sign test (a two-sided binomial test at one half, ties left out). Modes are
 paired by name; a pair can be named (``navembed:chunks=navembed:hybrid``), and when each run
-has exactly one mode left unpaired those two are paired.
+has exactly one mode left unpaired those two are paired, with a note that says so. When no
+pair can be made, nothing is compared: ``NothingToCompare`` names both runs' modes and the
+pair to name.
 """
 
 from __future__ import annotations
@@ -220,6 +222,20 @@ def compare_modes(a: StoredRun, b: StoredRun, mode_a: str, mode_b: str) -> ModeC
                       sign_test([(float(x), float(y)) for x, y in recalls]), tuple(flips))
 
 
+class NothingToCompare(ValueError):
+    """No mode of run A pairs with one of run B; the message names the modes and a pair."""
+
+
+def nothing_pairs(modes_a: Sequence[str], modes_b: Sequence[str]) -> str:
+    """Why two runs cannot be compared as they stand, and the ``--pair`` that would do it."""
+    if not modes_a or not modes_b:
+        empty = "A" if not modes_a else "B"
+        return f"nothing to compare: run {empty} holds no item records"
+    return (f"nothing to compare: the runs share no mode name (A ran {', '.join(modes_a)}; "
+            f"B ran {', '.join(modes_b)}); name the pairs to compare, e.g. --pair "
+            f"{modes_a[0]}={modes_b[0]} (one --pair per pair)")
+
+
 def _word(passes: bool) -> str:
     return "pass" if passes else "fail"
 
@@ -248,15 +264,20 @@ def pair_modes(modes_a: Sequence[str], modes_b: Sequence[str],
         left, right = [], []
     unpaired = [f"A's {m}" for m in left] + [f"B's {m}" for m in right]
     notes += [f"not compared: {m}" for m in unpaired]
+    if left and right:
+        notes.append(f"modes of different names are compared when named: --pair "
+                     f"{left[0]}={right[0]}")
     return pairs, notes, unpaired
 
 
 def compare_runs(a: StoredRun, b: StoredRun, *, label_a: str = "A", label_b: str = "B",
                  named: Sequence[tuple[str, str]] = ()) -> Comparison:
-    """Run A against run B, every pair of modes."""
+    """Run A against run B, every pair of modes; NothingToCompare when no pair can be made."""
     modes_a = sorted({r.mode for r in a.records})
     modes_b = sorted({r.mode for r in b.records})
     pairs, pairing_notes, unpaired = pair_modes(modes_a, modes_b, named)
+    if not pairs:
+        raise NothingToCompare(nothing_pairs(modes_a, modes_b))
     warnings, notes = run_warnings(a, b)
     return Comparison(label_a, label_b, warnings, (*notes, *pairing_notes),
                       tuple(compare_modes(a, b, x, y) for x, y in pairs), tuple(unpaired))

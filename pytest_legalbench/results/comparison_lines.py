@@ -80,8 +80,6 @@ def comparison_lines(found: Comparison) -> list[str]:
         lines += [f"    {line}" for line in test_rows(change)]
         lines.append(f"  flipped: {len(change.flips)} questions")
         lines += [f"    {flip_text(f.question_id, f.keyfacts, f.verdict)}" for f in change.flips]
-    if not found.modes:
-        lines += ["", "no modes to compare"]
     return lines
 
 

@@ -4,6 +4,7 @@ resumed, else a fresh folder under the cache's ``runs/``."""
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +15,8 @@ from pytest_legalbench.run.journal import JOURNAL_FILE
 RUNS_FOLDER = "runs"
 #: The report folder's subfolder a partial run reports into when a whole report is there.
 PARTIAL_FOLDER = "partial"
+#: Files that make a ``partial/`` folder a partial report (and so ours to remove).
+_REPORT_FILES = ("results.json", "gandr-results.json")
 
 
 @dataclass(frozen=True)
@@ -50,3 +53,14 @@ def set_aside(journal: Path) -> Path | None:
         number += 1
     journal.rename(target)
     return target
+
+
+def remove_superseded_partial(folder: Path) -> Path | None:
+    """Remove the ``partial/`` report an interrupted run left in ``folder``, once the run it
+    belongs to has been resumed to the end; return it, None when there was none."""
+    partial = folder / PARTIAL_FOLDER
+    # Only a folder holding a report is ours: anything else under that name is left alone.
+    if not any((partial / name).is_file() for name in _REPORT_FILES):
+        return None
+    shutil.rmtree(partial)
+    return partial
