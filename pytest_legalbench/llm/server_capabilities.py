@@ -92,9 +92,10 @@ _LLAMA = ServerCapabilities(
     structured=FORCED_TOOL, final_statuses=frozenset({500}), reports_cache_write=False,
     reports_cache_read=True, verified=True, notes=(
         # Observed with SmolLM2 under conformance/chatml_tools.jinja, a template with tool use.
-        ("tool_choice of type tool or any becomes 'required' (any tool): naming one of two "
-        "tools offered, the model called the other, and tool and any gave the same calls; "
-        "each request offers exactly one tool, so that is the named one"),
+        ("tool_choice of type tool or any becomes 'required' (any tool): the name restricts "
+        "nothing (of two tools offered, naming one got a call of the other only) and any "
+        "gave the same calls as a named tool; each request offers exactly one tool, so that "
+        "is the named one"),
         ("the required-tool grammar lets the model write text before the call and not end "
         "its turn without one: a model that never starts a call writes until max_tokens, "
         "and the call is recorded invalid with its text kept"),
