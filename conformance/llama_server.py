@@ -2,7 +2,7 @@
 
 ``python conformance/llama_server.py build`` builds (or finds) the server and the model and
 prints where they are and how long the build took; ``serve`` also starts the server and
-prints its base URL until interrupted. From Python, ``LlamaServer`` is a context manager:
+prints its base URL until interrupted (``--tools``: with the tool-capable chat template). From Python, ``LlamaServer`` is a context manager:
 a random free port on 127.0.0.1, ``--jinja`` (tool use needs the model's chat template
 rendered by the Jinja engine), a small context and one slot, stopped on exit.
 """
@@ -10,6 +10,7 @@ rendered by the Jinja engine), a small context and one slot, stopped on exit.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import socket
 import subprocess
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 CONTEXT_TOKENS = 8192
 #: The server's own sampling seed: llama.cpp's /v1/messages does not read a request's seed.
 SERVER_SEED = 0
+#: A chat template with tool use for SmolLM2 (its own has none): the kind "llama.cpp".
+TOOL_TEMPLATE = Path(__file__).resolve().with_name("chatml_tools.jinja")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,13 @@ class ServerSettings:
     seed: int = SERVER_SEED
     alias: str | None = None
     """The model id the server reports; None lets it name the model itself."""
+    chat_template: Path | None = None
+    """A Jinja chat template file replacing the model's own (``TOOL_TEMPLATE``); None keeps
+    the model's."""
+
+    def with_tools(self) -> ServerSettings:
+        """These settings with the tool-capable chat template."""
+        return dataclasses.replace(self, chat_template=TOOL_TEMPLATE)
 
 
 def free_port() -> int:
@@ -86,6 +96,8 @@ class LlamaServer:
                    "--no-webui"]
         if s.alias:
             command += ["--alias", s.alias]
+        if s.chat_template is not None:
+            command += ["--chat-template-file", str(s.chat_template)]
         return command
 
     def start(self) -> Self:
@@ -157,8 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=("build", "serve"))
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help=f"cache folder (default {default_cache_dir()})")
+    parser.add_argument("--tools", action="store_true",
+                        help=f"serve with {TOOL_TEMPLATE.name}, a chat template with tool use")
     args = parser.parse_args(argv)
     settings, report = prepared(args.cache_dir)
+    if args.tools:
+        settings = settings.with_tools()
     print(json.dumps(report, indent=2))
     if args.action == "serve":
         with LlamaServer(settings) as server:

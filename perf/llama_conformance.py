@@ -2,112 +2,78 @@
 SmolLM2-135M-Instruct from its wheel (``conformance/``).
 
 1. Build (or reuse) the server; the cold build's time is the stamp's, the warm one is timed.
-2. Start it on loopback (random port, ``--jinja``, 8,192 tokens, one slot).
+2. Start it on loopback (random port, ``--jinja``, 8,192 tokens, one slot) with the model's
+   own chat template, which has no tool use (the kind ``llama.cpp-no-tools``).
 3. Probe the wire directly (``conformance/wire_probes.py``): what it accepts and reports.
 4. ``legalbench ask`` under inject, navembed and navindex over the tiny deal.
 5. ``pytest benchmarks`` over three of the tiny deal's questions under navembed and navindex,
-   each paired with inject and judged, with ``--disable-recording`` (nothing under
-   ``cassettes/`` is read or written; checked).
+   each paired with inject and judged.
+6. GANDR's pass: ``gandr`` (Drafter, claim audit, rubric, Critic) and ``gandr:b1`` on one
+   question, one repeat, graded by the correctness judge, under ``GANDR_LIMITS``.
+7. The same server with ``conformance/chatml_tools.jinja``, a chat template with tool use (the
+   kind ``llama.cpp``): the tool probes (``conformance/tool_probes.py``) and one question under
+   navembed paired with inject and judged, structured output by forced tool use.
 
-Writes ``perf/output/llama_conformance.json`` and ``.md``. Numbers are printed, never asserted.
+Every ``pytest benchmarks`` run has ``--disable-recording`` (nothing under ``cassettes/`` is
+read or written; checked). Writes ``perf/output/llama_conformance.json`` and ``.md``. Numbers
+are printed, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
-import hashlib
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from conformance.llama_build import ensure_server
 from conformance.llama_server import LlamaServer, prepared
+from conformance.suite_runs import GANDR_LIMITS, ask, bench
+from conformance.tool_probes import run_tool_probes
 from conformance.wire_probes import run_probes
 
-TINY = REPO / "conformance" / "tiny_deal"
 OUTPUT = REPO / "perf" / "output"
-QUESTION = "What price per tonne does Quillon Foods pay for the Products after the First Amendment?"
 BENCH_QUESTIONS = "tiny-amended-price or tiny-late-interest or tiny-exclusivity"
+ONE_QUESTION = "tiny-amended-price"
 
 
-def _environment(cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LEGALBENCH_", "ANTHROPIC_", "PYTEST_"))}
-    env.update(ANTHROPIC_API_KEY="local", LEGALBENCH_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1")
-    return env
+def _probe_table(found: list[dict[str, Any]]) -> list[str]:
+    out = ["| probe | sent | status | observed |", "| --- | --- | --- | --- |"]
+    for probe in found:
+        observed = json.dumps(probe["observed"], ensure_ascii=False)
+        out.append(f"| {probe['probe']} | {probe['sent']} | {probe['status']} | "
+                   f"{observed[:700].replace('|', '/')} |")
+    return out
 
 
-def ask(base_url: str, mode: str, cache: Path) -> dict[str, Any]:
-    """``legalbench ask --json`` under ``mode``; its report, or the failure's output."""
-    command = [str(Path(sys.executable).with_name("legalbench")), "ask", "--json", "-q",
-               "--backend", "anthropic", "--base-url", base_url, "--docs", str(TINY),
-               "--context-window", "8192", "--mode", mode, QUESTION]
-    started = time.monotonic()
-    done = subprocess.run(command, env=_environment(cache), capture_output=True, text=True,
-                          timeout=900, check=False)
-    seconds = round(time.monotonic() - started, 1)
-    if done.returncode != 0:
-        return {"mode": mode, "exit": done.returncode, "stderr": done.stderr[-3000:],
-                "seconds": seconds}
-    report: dict[str, Any] = json.loads(done.stdout)
-    return {"mode": mode, "exit": 0, "seconds": seconds, "answer": report["answer"],
-            "model": report["model"], "server": report.get("server"),
-            "provisions": [p.get("node_id") for p in report["provisions"]],
-            "calls": [{k: c.get(k) for k in ("stage", "model", "usage", "backend", "server",
-                                              "unreported", "valid", "raw_output")}
-                      for c in report["calls"]], "total": report["total"]}
+def _bench_lines(title: str, run: dict[str, Any]) -> list[str]:
+    errors = ["", "Errors:", "", "```", *run["errors"], "```"] if run.get("errors") else []
+    return ["", f"## {title}", "", (f"exit {run['exit']}, {run['seconds']} s, cassettes "
+            f"unchanged: {run['cassettes_unchanged']}"), "", "```",
+            *(run["summary"] or run["tail"]), "```", *errors]
 
 
-def _tree_digest(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def bench(base_url: str, cache: Path, folder: Path) -> dict[str, Any]:
-    """``pytest benchmarks`` over the tiny deal: exit status, summary lines and records."""
-    before = _tree_digest(REPO / "cassettes")
-    junit = folder / "junit.xml"
-    command = [sys.executable, "-m", "pytest", "benchmarks", "-q", "-p", "no:cacheprovider",
-               "-p", "no:randomly", "-n", "0", f"--legalbench-docs={TINY}",
-               f"--legalbench-questions={TINY / 'questions'}", "--mode=navembed",
-               "--mode=navindex", "-k", BENCH_QUESTIONS, "--legalbench-backend=anthropic",
-               f"--legalbench-base-url={base_url}", "--legalbench-context-window=8192",
-               "--disable-recording", f"--junitxml={junit}"]
-    started = time.monotonic()
-    done = subprocess.run(command, cwd=REPO, env=_environment(cache), capture_output=True,
-                          text=True, timeout=1800, check=False)
-    seconds = round(time.monotonic() - started, 1)
-    lines = done.stdout.splitlines()
-    start = next((i for i, line in enumerate(lines) if line == "legalbench summary"), len(lines))
-    records = []
-    if junit.is_file():
-        for case in ElementTree.parse(junit).iter("testcase"):
-            for prop in case.iter("property"):
-                if prop.get("name") == "legalbench_record":
-                    record = ast.literal_eval(str(prop.get("value")))["record"]
-                    records.append({k: record[k] for k in (
-                        "question_id", "mode", "verdict", "raw_forward", "raw_reverse",
-                        "inject_answer", "mode_answer", "node_ids", "evidence_recall")}
-                        | {"judge_raw_outputs": [c.get("raw_output") for c in
-                                                 record["judge_calls"] if c.get("raw_output")],
-                           "scan_valid": [c["valid"] for c in record["mode_calls"]
-                                          if ".scan" in c["stage"]]})
-    return {"exit": done.returncode, "seconds": seconds, "command": command[3:],
-            "summary": lines[start:], "tail": lines[-3:], "records": records,
-            "cassettes_unchanged": _tree_digest(REPO / "cassettes") == before}
+def _gandr_lines(run: dict[str, Any]) -> list[str]:
+    out = ["", ("Every call of each repeat (raw output: what the model wrote where a "
+                "structured output did not conform, cut to 120 characters):"), "",
+           "| system | stage | valid | output tokens | s | raw output |",
+           "| --- | --- | --- | --- | --- | --- |"]
+    for repeat in run["gandr"]:
+        for call in repeat["calls"]:
+            raw = (call["raw_output"] or "")[:120].replace("\n", " ").replace("|", "/")
+            out.append(f"| {repeat['system']} | {call['stage']} | {call['valid']} | "
+                       f"{call['output_tokens']} | {call['latency_s']} | {raw} |")
+    out += ["", *(f"- {r['system']}: score {r['score']} (judged {r['judged']}), passed "
+                  f"{r['passed']}, rounds {r['rounds']}, audit labels {r['audit_labels']}; "
+                  f"{r['rationale']}" for r in run["gandr"])]
+    return out
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -116,13 +82,9 @@ def markdown(result: dict[str, Any]) -> str:
     out = ["# llama.cpp conformance run", "",
            (f"llama-cpp-python {build['llama_cpp_python']} (vendored llama.cpp), "
            f"{build['model_package']}; cold build {build['build_seconds']:.0f} s, warm "
-           f"(stamp reused) {result['warm_seconds']:.2f} s."), "", "## Wire probes", "",
-           "| probe | sent | status | observed |", "| --- | --- | --- | --- |"]
-    for found in result["probes"]:
-        observed = json.dumps(found["observed"], ensure_ascii=False)
-        out.append(f"| {found['probe']} | {found['sent']} | {found['status']} | "
-                   f"{observed[:400].replace('|', '/')} |")
-    out += ["", "## legalbench ask", ""]
+           f"(stamp reused) {result['warm_seconds']:.2f} s."), "",
+           "## Wire probes (the model's own chat template: no tool use)", "",
+           *_probe_table(result["probes"]), "", "## legalbench ask", ""]
     for entry in result["asks"]:
         if entry["exit"] != 0:
             out.append(f"- {entry['mode']}: exit {entry['exit']}: {entry['stderr'][-300:]}")
@@ -130,15 +92,22 @@ def markdown(result: dict[str, Any]) -> str:
         stages = ", ".join(f"{c['stage']} (valid {c['valid']})" for c in entry["calls"])
         out.append(f"- {entry['mode']} ({entry['seconds']} s): {stages}; answer: "
                    f"{entry['answer'].strip()[:200]!r}")
-    out += ["", "## pytest benchmarks", "", (f"exit {result['bench']['exit']}, "
-            f"{result['bench']['seconds']} s, cassettes unchanged: "
-            f"{result['bench']['cassettes_unchanged']}"), "", "```",
-            *(result["bench"]["summary"] or result["bench"]["tail"]), "```", ""]
-    return "\n".join(out)
+    out += _bench_lines("pytest benchmarks", result["bench"])
+    out += _bench_lines(f"GANDR (--legalbench-gandr {' '.join(GANDR_LIMITS)}, "
+                        f"--legalbench-repeats 1)", result["gandr"])
+    out += _gandr_lines(result["gandr"])
+    out += ["", "## A chat template with tool use (conformance/chatml_tools.jinja)", "",
+            f"Identified as: {result['tools']['identity']}", "",
+            *_probe_table(result["tools"]["probes"])]
+    out += _bench_lines("pytest benchmarks with the tool-capable template",
+                        result["tools"]["bench"])
+    return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run everything and write the output files."""
+    from pytest_legalbench.llm.server_identity import resolve_identity
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=OUTPUT)
@@ -156,15 +125,29 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="llama-conformance-") as scratch:
         folder = Path(scratch)
         with LlamaServer(settings, log=folder / "server.log") as server:
-            print(f"server at {server.base_url}", flush=True)
-            probes = [dataclasses.asdict(f) for f in run_probes(server.base_url)]
-            print(f"{len(probes)} probes", flush=True)
-            asks = [ask(server.base_url, mode, folder / "cache")
+            url = server.base_url
+            print(f"server at {url}", flush=True)
+            probes = [dataclasses.asdict(f) for f in run_probes(url)]
+            asks = [ask(url, mode, folder / "cache")
                     for mode in ("inject", "navembed", "navindex")]
             print("asks done", flush=True)
-            benched = bench(server.base_url, folder / "cache", folder)
+            benched = bench(url, folder / "cache", folder / "qa",
+                            modes=("navembed", "navindex"), selection=BENCH_QUESTIONS)
+            print("benchmarks done", flush=True)
+            gandr = bench(url, folder / "cache", folder / "gandr",
+                          modes=("gandr", "gandr:b1"), selection=ONE_QUESTION,
+                          extra=("--legalbench-repeats=1", *(
+                              f"--legalbench-gandr={limit}" for limit in GANDR_LIMITS)))
+            print("GANDR done", flush=True)
+        with LlamaServer(settings.with_tools(), log=folder / "tools.log") as server:
+            url = server.base_url
+            tools = {"identity": dataclasses.asdict(resolve_identity(url)),
+                     "probes": [dataclasses.asdict(f) for f in run_tool_probes(url)],
+                     "bench": bench(url, folder / "cache", folder / "tools",
+                                    modes=("navembed",), selection=ONE_QUESTION)}
+            print("tool-capable template done", flush=True)
     result = {"build": build, "warm_seconds": round(warm, 3), "probes": probes, "asks": asks,
-              "bench": benched}
+              "bench": benched, "gandr": gandr, "tools": tools}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "llama_conformance.json").write_text(
         json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

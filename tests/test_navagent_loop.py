@@ -106,6 +106,12 @@ def test_the_model_searches_reads_and_answers_on_its_own() -> None:
     assert read[0]["text"].startswith("2.1 Amount") and "reading_budget_left" in read[0]
     assert read[1]["reading_budget_left"] == 6000 - retrieval.payload_tokens
     assert calls[2].tool_results[0].result_tokens == read[0]["result_tokens"]
+    # What each result named is kept by id, never its text: the hits of the search, the read.
+    searched = json.loads(_results(client.requests[1])[0]["content"])
+    assert calls[1].tool_results[0].node_ids == tuple(h["node_id"] for h in searched["hits"])
+    assert calls[2].tool_results[0].node_ids[0] == f"{LEASE}:2.1"
+    assert all(e.message is None for c in calls for e in c.tool_results)
+    assert "2.1 Amount" not in json.dumps([c.to_dict() for c in calls])
     assert "stopped: the model answered" in retrieval.notes[0]
     assert dict(retrieval.dropped) == dict.fromkeys(
         ("invalid_tools", "tool_errors", "over_budget", "too_many_calls"), 0)
@@ -161,7 +167,12 @@ def test_invalid_tools_and_ids_are_answered_as_tool_errors() -> None:
     dropped = dict(retrieval.dropped)
     assert (dropped["invalid_tools"], dropped["tool_errors"]) == (1, 3)
     assert [p.node_id for p in retrieval.provisions] == [f"{LEASE}:2.1"]
-    assert [e.error for e in client.ledger.calls[1].tool_results] == [True] * 4 + [False]
+    events = client.ledger.calls[1].tool_results
+    assert [e.error for e in events] == [True] * 4 + [False]
+    # An error keeps what it said (the model's next turn reads it), a result its ids.
+    assert [e.message for e in events[:4]] == [b["content"] for b in results[:4]]
+    assert events[4].message is None and events[4].node_ids[0] == f"{LEASE}:2.1"
+    assert all(e.node_ids == () for e in events[:4])
 
 
 def test_the_payload_budget_is_a_hard_maximum_on_what_is_read() -> None:

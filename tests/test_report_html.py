@@ -261,3 +261,38 @@ def test_legalbench_report_of_a_gandr_only_folder_and_of_nothing(
     (tmp_path / "empty").mkdir()
     assert main(["report", str(tmp_path / "empty")]) == 2
     assert "neither results.json nor gandr-results.json" in capsys.readouterr().err
+
+
+def test_a_navagent_turn_shows_what_its_tool_results_named(browser: Any, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from test_verdict_split import PASS
+    from test_verdict_split import _record as make_record
+
+    from pytest_legalbench.llm.ledger import Call, ToolEvent, Usage
+    from pytest_legalbench.llm.pricing import load_price_card
+    from pytest_legalbench.results.results_file import read_run
+    from pytest_legalbench.run.html_report import report_html
+
+    turn = Call("navagent.turn2", "m", Usage(input_tokens=50), 0.1, "reference",
+                tool_results=(ToolEvent.of_result("search", '{"query":"rent"}', 80, data={
+                    "hits": [{"node_id": "lease:2.1"}, {"node_id": "lease:5"}]}),
+                    ToolEvent.of_result("read_provision", '{"node_id":"x:9"}', 20,
+                                        message="no document is called 'x'")))
+    record = replace(make_record(1, "tie", PASS, PASS), mode="navagent",
+                     mode_calls=(Call("navagent.turn1", "m", Usage(input_tokens=40), 0.1,
+                                      "reference"), turn))
+    (tmp_path / "results.json").write_text(json.dumps({
+        "format_version": 1, "backend": "reference", "models": {"answer": "m"},
+        "records": [record.to_dict()], "summary": {"price_card": "default v1", "modes": {}}}),
+        encoding="utf-8")
+    (tmp_path / "report.html").write_text(
+        report_html(read_run(tmp_path), None, load_price_card()), encoding="utf-8")
+    page, _, errors = open_page(browser, tmp_path / "report.html")
+    page.click('#qa-table tr.item[data-id="q01|navagent"]')
+    shown = page.locator("#qa-table tr.detail .ledger ul.tools li")
+    assert shown.all_inner_texts() == [
+        'search {"query":"rent"} \u2192 lease:2.1, lease:5',
+        'read_provision {"node_id":"x:9"} \u2192 error: no document is called \'x\'']
+    assert page.locator("#qa-table tr.detail .ledger tbody tr").count() == 3  # a row per call
+    assert errors == []

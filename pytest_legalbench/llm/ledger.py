@@ -7,6 +7,13 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from pytest_legalbench.llm.tool_events import LedgerFormatError, ToolEvent
+
+# The error and the tool event live beside each other in tool_events; readers of the ledger
+# import them from here.
+__all__ = ["USAGE_FIELDS", "Call", "Ledger", "LedgerFormatError", "ToolEvent", "Usage",
+           "sum_usage"]
+
 #: The four usage counts, under the names the Messages API reports them.
 USAGE_FIELDS = (
     "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens",
@@ -17,10 +24,6 @@ _CALL_FIELDS = frozenset(
      "unreported", "raw_output", "retries", "tool_results"})
 #: Usage fields a server may leave out of its responses.
 _OPTIONAL_USAGE = frozenset({"cache_creation_input_tokens", "cache_read_input_tokens"})
-
-
-class LedgerFormatError(ValueError):
-    """A usage or call record read from a dict is malformed; the message names the field."""
 
 
 def _count(data: Mapping[str, object], name: str) -> int:
@@ -108,36 +111,6 @@ def _text(data: Mapping[str, object], name: str, *, optional: bool = False) -> s
     if not isinstance(value, str) or not value:
         raise LedgerFormatError(f"call field {name!r} must be a non-empty string, got {value!r}")
     return value
-
-
-@dataclass(frozen=True)
-class ToolEvent:
-    """One tool result a conversation turn carried to the model: the tool, its input as the
-    model wrote it, the result's size and whether it was an error."""
-
-    name: str
-    arguments: str
-    """The input as compact JSON."""
-    result_tokens: int
-    error: bool = False
-
-    def to_dict(self) -> dict[str, object]:
-        """Return the event as plain builtins."""
-        return {"name": self.name, "arguments": self.arguments,
-                "result_tokens": self.result_tokens, "error": self.error}
-
-    @classmethod
-    def from_dict(cls, data: object) -> ToolEvent:
-        """Read an event written by :meth:`to_dict`."""
-        if not isinstance(data, Mapping):
-            raise LedgerFormatError(f"tool result must be a mapping, got {data!r}")
-        name, arguments = data.get("name"), data.get("arguments")
-        tokens, error = data.get("result_tokens"), data.get("error", False)
-        if not isinstance(name, str) or not isinstance(arguments, str) \
-                or isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0 \
-                or not isinstance(error, bool):
-            raise LedgerFormatError(f"malformed tool result record: {dict(data)!r}")
-        return cls(name, arguments, tokens, error)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from typing import Any
 #: How a structured output is obtained: forced tool use naming the tool (the Messages API's
 #: own way), or a JSON object asked for in the text and parsed strictly (``llm.json_text``)
 #: from a server that ignores forced tool use. (``tool_choice`` ``any`` is no third way:
-#: llama.cpp maps it to the same "required" as a named tool, and ignores both alike.)
+#: llama.cpp maps it to the same "required" as a named tool, and a chat template without tool
+#: use ignores both alike.)
 FORCED_TOOL = "tool"
 JSON_TEXT = "json-text"
 STRUCTURED_WAYS = (FORCED_TOOL, JSON_TEXT)
@@ -90,12 +91,18 @@ _LLAMA = ServerCapabilities(
     "llama.cpp", "llama.cpp server", join_system=True, takes_seed=False,
     structured=FORCED_TOOL, final_statuses=frozenset({500}), reports_cache_write=False,
     reports_cache_read=True, verified=True, notes=(
-        ("tool_choice of type tool or any becomes 'required' (any tool): each request offers "
-        "exactly one tool, so that is the named one (read in the server's source; the "
-        "packaged model's template has no tool use, so this row's forced tool use was not "
-        "run here)"),
-        ("a tool call whose arguments are not JSON arrives as input {} (the server drops the "
-        "text): it fails the schema check and is recorded invalid"),
+        # Observed with SmolLM2 under conformance/chatml_tools.jinja, a template with tool use.
+        ("tool_choice of type tool or any becomes 'required' (any tool): the name restricts "
+        "nothing (of two tools offered, naming one got a call of the other only) and any "
+        "gave the same calls as a named tool; each request offers exactly one tool, so that "
+        "is the named one"),
+        ("the required-tool grammar lets the model write text before the call and not end "
+        "its turn without one: a model that never starts a call writes until max_tokens, "
+        "and the call is recorded invalid with its text kept"),
+        ("a tool call cut short by max_tokens inside its arguments arrives as input {} (the "
+        "text is lost), one cut before them as text: either is recorded invalid"),
+        ("several calls of the tool can come in one reply (the template's parallel tool "
+        "calls; disable_parallel_tool_use is not read): recorded invalid, none picked"),
         *_LLAMA_NOTES))
 
 CAPABILITIES: Mapping[str, ServerCapabilities] = {

@@ -154,34 +154,37 @@ class Navigation:
             self.tool_calls += 1
             if position >= CALLS_PER_TURN:
                 self.dropped["too_many_calls"] += 1
-                content, error = (f"not run: at most {CALLS_PER_TURN} tool calls per turn; "
-                                  f"ask again in the next turn"), True
+                content, data = (f"not run: at most {CALLS_PER_TURN} tool calls per turn; "
+                                 f"ask again in the next turn"), None
             else:
-                content, error = self._run(use)
+                content, data = self._run(use)
             block: dict[str, object] = {"type": "tool_result", "tool_use_id": use.id,
                                         "content": content}
-            if error:
+            if data is None:
                 block["is_error"] = True
             blocks.append(block)
-            events.append(ToolEvent(use.name, compact_json(use.input), estimate_tokens(content),
-                                    error))
+            # The ledger keeps the ids the result named and an error's text, not the result.
+            events.append(ToolEvent.of_result(
+                use.name, compact_json(use.input), estimate_tokens(content), data=data,
+                message=content if data is None else None))
         return blocks, tuple(events)
 
-    def _run(self, use: ToolUse) -> tuple[str, bool]:
-        """One call's result text and whether it is an error."""
+    def _run(self, use: ToolUse) -> tuple[str, Mapping[str, object] | None]:
+        """One call's result text and its data; None for data when the result is an error."""
         try:
             result = self.tools.call(use.name, use.input)
         except ToolError as problem:
             unknown = use.name not in {spec.name for spec in self.specs}
             self.dropped["invalid_tools" if unknown else "tool_errors"] += 1
-            return str(problem), True
+            return str(problem), None
         if use.name in READING_TOOLS:
             try:
                 self.reading.take(result.read)
             except OverBudget as over:
                 self.dropped["over_budget"] += 1
-                return self._refusal(result, over), True
-        return with_fields(result, reading_budget_left=self.reading.left).to_json(), False
+                return self._refusal(result, over), None
+        sent = with_fields(result, reading_budget_left=self.reading.left)
+        return sent.to_json(), sent.data
 
     def _refusal(self, result: ToolResult, over: OverBudget) -> str:
         """Why a read was refused, with the parts that might fit."""

@@ -42,7 +42,7 @@ def outcome_tags(record: ItemRecord) -> list[str]:
 
 #: The fields of a call in the data island, in the order each call's list holds them.
 CALL_FIELDS = ("arm", "stage", "model", "input", "write", "read", "output", "latency", "valid",
-               "cost")
+               "cost", "tools")
 
 
 def call_rows(arm: str, calls: Iterable[Call], card: PriceCard) -> list[list[object]]:
@@ -50,7 +50,16 @@ def call_rows(arm: str, calls: Iterable[Call], card: PriceCard) -> list[list[obj
     the keys would be repeated thousands of times)."""
     return [[arm, c.stage, c.model, c.usage.input_tokens, c.usage.cache_creation_input_tokens,
              c.usage.cache_read_input_tokens, c.usage.output_tokens, c.latency_s, c.valid,
-             float(price_calls([c], card).total)] for c in calls]
+             float(price_calls([c], card).total), _tools(c)] for c in calls]
+
+
+def _tools(call: Call) -> list[list[object]] | None:
+    """The tool results a turn carried, each ``[name, arguments, node ids, more ids, error
+    message]``; None for a call that carried none."""
+    if not call.tool_results:
+        return None
+    return [[e.name, e.arguments, list(e.node_ids), e.more_node_ids, e.message]
+            for e in call.tool_results]
 
 
 def _item(record: ItemRecord, card: PriceCard) -> dict[str, object]:

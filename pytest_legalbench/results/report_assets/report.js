@@ -166,13 +166,23 @@
     return found;
   }
 
+  // The tool results a navagent turn carried: the call, then the ids it named or its error.
+  function toolResults(tools) {
+    if (!tools) return "";
+    return el("ul", {class: "tools"}, tools.map(function (t) {
+      var got = t[4] !== null ? "error: " + t[4]
+        : (t[2].length ? t[2].join(", ") : "no provisions") + (t[3] ? " (+" + t[3] + " more)" : "");
+      return el("li", {class: t[4] !== null ? "fail" : null, text: t[0] + " " + t[1] + " \u2192 " + got});
+    }));
+  }
+
   function ledger(rows) {
     var head = ["arm", "stage", "model", "uncached in", "cache write", "cache read", "output", "latency s", "cost"];
     return el("table", {class: "ledger"}, [
       el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", {text: h}); }))]),
       el("tbody", {}, rows.map(call).map(function (c) {
         return el("tr", {class: c.valid === false ? "fail" : null}, [
-          el("td", {text: c.arm}), el("td", {text: c.stage + (c.valid === false ? " (invalid)" : "")}),
+          el("td", {text: c.arm}), el("td", {}, [c.stage + (c.valid === false ? " (invalid)" : ""), toolResults(c.tools)]),
           el("td", {text: c.model}), el("td", {class: "num", text: num(c.input)}),
           el("td", {class: "num", text: num(c.write)}), el("td", {class: "num", text: num(c.read)}),
           el("td", {class: "num", text: num(c.output)}), el("td", {class: "num", text: c.latency.toFixed(2)}),
