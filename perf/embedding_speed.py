@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from pytest_legalbench.ingest.selection import Selection, load_documents
-from pytest_legalbench.modes.node_ranking import contextual_group
+from pytest_legalbench.modes.unit_space import contextual_group
 from pytest_legalbench.modes.units import UnitContext, unit_nodes
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.plugin.values import resolve_cache_dir

@@ -85,7 +85,7 @@ def measure(step: str, source: str, characters: int) -> Row:
 
 def _windows(indexes: tuple[DocumentIndex, ...], *, encode: bool) -> Row:
     """Cut the units into windows (timed); with ``encode``, also build their vectors."""
-    from pytest_legalbench.modes.node_ranking import contextual_group
+    from pytest_legalbench.modes.unit_space import contextual_group
     from pytest_legalbench.modes.units import UnitContext, unit_nodes
     from pytest_legalbench.vectors.dense_index import DenseIndex
     from pytest_legalbench.vectors.embedding import Embedder, packaged_model_path

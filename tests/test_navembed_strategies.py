@@ -189,7 +189,7 @@ def test_build_names_bad_strategies_and_a_missing_client() -> None:
 def test_cached_vectors_are_reused_without_embedding(tmp_path: Path) -> None:
     first = WordEmbedder()
     built = EmbedMode(_corpus(tmp_path), ModeSettings(), first)
-    assert built.embedded == {"lease", "amend"} and first.embedded
+    assert built.unit_vectors.embedded == {"lease", "amend"} and first.embedded
     # Each unit is embedded with its context: the document title and its headings.
     assert any(text.startswith("Office Lease > 3. RENT > 3.1 Base Rent") for text in
                first.embedded)
@@ -203,10 +203,25 @@ def test_cached_vectors_are_reused_without_embedding(tmp_path: Path) -> None:
             return super().embed_weighted(texts)
 
     again = EmbedMode(_corpus(tmp_path), ModeSettings(), Refusing())
-    assert again.vectors is not None and built.vectors is not None
-    assert np.array_equal(again.vectors, built.vectors)
+    assert again.unit_vectors.matrix is not None and built.unit_vectors.matrix is not None
+    assert np.array_equal(again.unit_vectors.matrix, built.unit_vectors.matrix)
     question = "Who maintains the elevators?"
     assert _ids(again, question) == _ids(built, question)
+
+
+def test_strategies_over_one_corpus_share_its_units_and_vectors() -> None:
+    corpus = _corpus()
+    embedder = WordEmbedder()
+    embed = EmbedMode(corpus, ModeSettings(), embedder)
+    embedded = len(embedder.embedded)
+    hybrid = HybridMode(corpus, ModeSettings(k=3), embedder)
+    # The second strategy embeds nothing and builds no second BM25 index.
+    assert len(embedder.embedded) == embedded > 0
+    assert hybrid.space is embed.space and hybrid.lexical is embed.lexical
+    assert hybrid.unit_vectors is embed.unit_vectors
+    # A corpus equal in content but built apart shares nothing: what is kept is per object.
+    other = EmbedMode(_corpus(), ModeSettings(), WordEmbedder())
+    assert other.space is not embed.space
 
 
 def test_windowed_nodes_are_counted_in_the_notes() -> None:
@@ -215,9 +230,10 @@ def test_windowed_nodes_are_counted_in_the_notes() -> None:
     corpus = _corpus(None, Document("services", "Service Schedule", long_text + "\n"))
     mode = EmbedMode(corpus, ModeSettings(), WordEmbedder())
     # Only a unit's own words are embedded; its children are pooled in, not re-embedded.
-    assert mode.windowed >= 1
+    assert mode.unit_vectors.windowed >= 1
     note = mode.retrieve("floor cleaning").notes[1]
-    assert note.startswith(f"{mode.windowed} of {len(mode.nodes)} unit texts embedded in "
+    assert note.startswith(f"{mode.unit_vectors.windowed} of {len(mode.nodes)} unit texts "
+                           f"embedded in "
                            f"256-token windows")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from pytest_legalbench.files.locations import manifests_dir
+from pytest_legalbench.files.yaml_text import load_yaml
 from pytest_legalbench.ingest.doc_ids import doc_id_for
 from pytest_legalbench.ingest.document import (
     ROLES,
@@ -240,7 +241,7 @@ def load_manifest(path: Path, *, outside_ids: Collection[str] = ()) -> Manifest:
     except (OSError, UnicodeDecodeError) as exc:
         raise CorpusError(f"{path}: cannot read manifest: {exc}") from None
     try:
-        data = yaml.safe_load(raw)
+        data = load_yaml(raw)
     except yaml.YAMLError as exc:
         raise CorpusError(f"{path}: not valid YAML: {exc}") from None
     return parse_manifest(data, path, outside_ids=outside_ids)

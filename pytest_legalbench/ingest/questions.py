@@ -14,6 +14,8 @@ from pathlib import Path
 
 import yaml
 
+from pytest_legalbench.files.yaml_text import load_yaml
+
 KINDS = ("lookup", "definition", "crossref", "precedence", "out_of_scope")
 DIFFICULTIES = ("easy", "medium", "hard")
 #: The kind of a control question: its answer is in no document, so the right answer declines.
@@ -65,7 +67,7 @@ class Question:
 def load_question(path: Path) -> Question:
     """Read and validate one question file."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise QuestionFileError(f"{path}: cannot read ({error.strerror})") from None
     except (yaml.YAMLError, UnicodeDecodeError) as error:

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from pytest_legalbench.files.atomic_write import write_text_atomic
+from pytest_legalbench.files.yaml_text import load_yaml
 
 #: What a user can do about a cassette that cannot be used.
 RERECORD_HINT = "delete it, or re-record it with --record-mode=rewrite"
@@ -38,11 +39,7 @@ class AtomicPersister:
         if self.fresh or not path.exists():
             raise CassetteNotFoundError(cassette_path)
         try:
-            # libyaml's safe loader when built: the same data (checked on every committed
-            # cassette), read about 8x faster than the pure-Python one.
-            interactions = _check_shape(yaml.load(path.read_text(encoding="utf-8"),
-                                                  Loader=getattr(yaml, "CSafeLoader",
-                                                                 yaml.SafeLoader)))
+            interactions = _check_shape(load_yaml(path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, yaml.YAMLError, _ShapeError) as error:
             raise CassetteError(f"cassette {path} cannot be read ({error}): "
                                 f"{RERECORD_HINT}") from error

@@ -8,6 +8,7 @@ the same calls is byte-identical on any machine; secrets scrubbed from what is s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -30,7 +31,14 @@ def body_digest(body: bytes | str | None) -> str | None:
     """Return ``sha256:<hex>`` of the canonical JSON of ``body`` (raw bytes if not JSON)."""
     if not body:
         return None
-    raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    return _digest_of(body.encode("utf-8") if isinstance(body, str) else bytes(body))
+
+
+# vcrpy scrubs a deep copy of the request at every lookup (about four per call), and an
+# inject request's body is the whole corpus: parsing and re-serialising it each time was a
+# tenth of a second per replayed inject answer. A body is immutable, so its digest is kept.
+@functools.lru_cache(maxsize=32)
+def _digest_of(raw: bytes) -> str:
     if _DIGEST.fullmatch(raw.decode("ascii", errors="replace")):
         return raw.decode("ascii")  # already a digest: stored requests pass through again
     try:

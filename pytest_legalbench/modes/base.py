@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, cast, runtime_checkable
 
 from pytest_legalbench.defaults import (
     DEFAULT_ANSWER_MODEL,
@@ -129,6 +129,9 @@ class AnsweringMode(Mode, Protocol):
         ...
 
 
+_Derived = TypeVar("_Derived")
+
+
 @dataclass(frozen=True)
 class Corpus:
     """What every mode is built from: the documents, their indexes, and where to cache."""
@@ -140,6 +143,15 @@ class Corpus:
     """Where long builds (embedding a corpus) report how far they are."""
     vector_record: Path | None = None
     """The folder of recorded vectors read after the cache (``vectors.vector_record``)."""
+    _derived: dict[tuple[str, ...], object] = field(default_factory=dict, init=False,
+                                                    compare=False, repr=False)
+
+    def derive(self, key: tuple[str, ...], build: Callable[[], _Derived]) -> _Derived:
+        """What ``build`` makes of this corpus, built on the first call with ``key`` and kept:
+        structures that several modes read alike (units, their vectors) are made once."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return cast(_Derived, self._derived[key])
 
     def __post_init__(self) -> None:
         doc_ids = [d.doc_id for d in self.documents]

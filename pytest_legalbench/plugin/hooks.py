@@ -23,7 +23,7 @@ from pytest_legalbench.plugin.values import SettingsError
 from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
 pytest_plugins = ("pytest_legalbench.plugin.fixtures", "pytest_legalbench.plugin.journal_hooks",
-                  "pytest_legalbench.plugin.preflight_hooks")
+                  "pytest_legalbench.plugin.preflight_hooks", "pytest_legalbench.plugin.xdist_hooks")
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
@@ -118,8 +118,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.config.addinivalue_line("markers", f"{area}: a question of that practice area")
     metafunc.parametrize(
         CASE_FIXTURE,
-        # xdist_group: under --dist loadgroup a question's items share a worker, so inject
-        # answers it once there.
+        # xdist_group: a question's items share a worker (plugin.question_scheduling), so
+        # inject answers it once there; the mark is for xdists that carry it themselves.
         [*(pytest.param(case, id=case.id,
                         marks=[getattr(pytest.mark, case.question.kind),
                                getattr(pytest.mark, area_marker(case.question.practice_area)),

@@ -5,9 +5,10 @@ Every function is pure and validates its arguments, raising ``ValueError`` for a
 definition rather than left to numerical routines: no trials give the whole unit interval and a
 p-value of 1, zero successes pin the lower bound to 0 and all successes pin the upper bound to 1.
 
-scipy supplies the beta quantiles for Clopper-Pearson. It is imported on first use:
-importing ``scipy.stats`` takes over a second, which modules that merely import this one (the
-plugin at startup, say) should not pay.
+scipy supplies the beta quantiles for Clopper-Pearson: ``scipy.special``'s inverse regularised
+incomplete beta functions, which ``scipy.stats.beta`` calls for its own quantiles. They are
+imported on first use, and from ``scipy.special`` alone: importing ``scipy.stats`` takes one and
+a half seconds more, paid at the end of every benchmark session.
 """
 
 from __future__ import annotations
@@ -70,10 +71,10 @@ def _check_probability(name: str, value: float, *, closed: bool) -> None:
         raise ValueError(f"{name} must lie strictly between 0 and 1, got {value}")
 
 
-def _scipy_stats() -> Any:
-    import scipy.stats  # type: ignore[import-untyped]
+def _scipy_special() -> Any:
+    import scipy.special  # type: ignore[import-untyped]
 
-    return scipy.stats
+    return scipy.special
 
 
 def _clamp(value: float) -> float:
@@ -86,12 +87,12 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> Interval:
     _check_probability("confidence", confidence, closed=False)
     if n == 0:
         return UNIT
-    beta = _scipy_stats().beta
+    special = _scipy_special()
     tail = (1.0 - confidence) / 2.0
-    low = 0.0 if k == 0 else _clamp(float(beta.ppf(tail, k, n - k + 1)))
-    # The inverse survival function takes the upper tail as given: 1.0 - tail would round to 1.0
+    low = 0.0 if k == 0 else _clamp(float(special.betaincinv(k, n - k + 1, tail)))
+    # The complemented inverse takes the upper tail as given: 1.0 - tail would round to 1.0
     # for confidences within about 1e-16 of 1.
-    high = 1.0 if k == n else _clamp(float(beta.isf(tail, k + 1, n - k)))
+    high = 1.0 if k == n else _clamp(float(special.betainccinv(k + 1, n - k, tail)))
     return Interval(low, high)
 
 
