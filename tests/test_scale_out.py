@@ -1,6 +1,7 @@
 """Scaling out with pytest-xdist: two ``popen`` workers under ``--dist loadgroup`` sharing one
 cache folder give the items and the summary of a serial run; each item is in its question's
-xdist group (so inject answers a question once where loadgroup honours the groups)."""
+xdist group (the mark for an xdist that carries it; the plugin's own question scheduling is
+tested in test_question_scheduling.py)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def test_two_popen_workers_with_loadgroup_match_the_serial_run(
 def test_each_item_is_in_its_questions_xdist_group(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
         corpus_root: Path) -> None:
-    """What --dist loadgroup schedules by. (With pytest 9.2, xdist 3.8.0's loadgroup ignores
+    """What xdist's own loadgroup schedules by. (With pytest 9.2, xdist 3.8.0 cannot carry
     the groups: it renames Item._nodeid, which pytest no longer reads; see the README.)"""
     prepare(pytester)
     items, _ = pytester.inline_genitems(*bench(tmp_path_factory, corpus_root).args(*MODES))

@@ -33,8 +33,8 @@ def question_of(nodeid: str, modes: Sequence[str]) -> str | None:
     if not nodeid.endswith("]") or "[" not in nodeid:
         return None
     param = nodeid[nodeid.index("[") + 1:-1]
-    # Longest mode first: "navembed:closure" must not be read as a question ending in
-    # "-navembed" with a stray ":closure".
+    # Longest mode first: where one mode's name ends another's ("b" and "a-b"), an item of
+    # the longer is not read as the shorter's under a question ending in "-a".
     for mode in sorted(modes, key=len, reverse=True):
         suffix = f"-{mode}"
         if param.endswith(suffix) and len(param) > len(suffix):
