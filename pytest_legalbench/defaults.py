@@ -39,6 +39,9 @@ MAX_SCAN_NODES = 10
 #: Context window assumed for the answering model unless configured otherwise.
 DEFAULT_CONTEXT_WINDOW = 200_000
 
+#: Seconds one model call may take before it counts as timed out (and is retried).
+DEFAULT_TIMEOUT_S = 120.0
+
 #: How sentence embeddings are computed: the model as shipped, on torch, or the same weights
 #: exported to ONNX with int8 matrix products (faster on CPUs; vectors differ slightly, so
 #: they are cached apart).

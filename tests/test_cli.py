@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from pytest_legalbench.commands.cli import build_parser, main
-from pytest_legalbench.commands.common import answer_model, mode_settings
+from pytest_legalbench.commands.common import answer_model, call_timeout, mode_settings
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.modes.base import ModeSettings
+from pytest_legalbench.run.query import query_session
 
 CONTRACT = """MASTER SERVICES AGREEMENT
 
@@ -267,6 +270,21 @@ def test_backend_and_retrieval_settings_name_the_flag_or_the_variable(
     monkeypatch.setenv("LEGALBENCH_PAYLOAD_BUDGET", "abc")
     assert main([*question[:-1], "--server-kind", "vllm", "Q?"]) == 2
     assert "LEGALBENCH_PAYLOAD_BUDGET='abc': expected a whole number" in capsys.readouterr().err
+
+
+def test_the_call_timeout_comes_from_the_flag_or_the_variable_and_reaches_the_client(
+        deal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LEGALBENCH_TIMEOUT", raising=False)
+    assert call_timeout(build_parser().parse_args(["ask", "Q?"])) is None
+    assert call_timeout(build_parser().parse_args(["ask", "--timeout", "600", "Q?"])) == 600.0
+    monkeypatch.setenv("LEGALBENCH_TIMEOUT", "45")
+    assert call_timeout(build_parser().parse_args(["retrieve", "Q?"])) == 45.0
+    assert main(["ask", "--docs", str(deal), "--no-cache", "-q", "--timeout", "-3", "Q?"]) == 2
+    assert "--timeout='-3': expected a positive number of seconds" in capsys.readouterr().err
+    documents = (Document("lease", "Lease", "1. RENT\n\nThe rent is 900 euros.\n"),)
+    with query_session(documents, (), mode="inject", backend="reference", base_url=None,
+                       settings=ModeSettings(), timeout_s=9.0) as session:
+        assert session.config.timeout_s == session.client.config.timeout_s == 9.0
 
 
 def test_the_scans_follow_the_answering_model_of_ask(monkeypatch: pytest.MonkeyPatch) -> None:

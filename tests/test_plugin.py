@@ -30,6 +30,7 @@ def test_help_lists_the_option_group(pytester: pytest.Pytester) -> None:
         "*--legalbench-corpus-dir=*",
         "*--legalbench-cache-dir=*",
         "*--legalbench-backend=*",
+        "*--legalbench-timeout=*",
         "*--legalbench-answer-model=*",
         "*--legalbench-top-k=*",
         "*--legalbench-payload-budget=*",
@@ -57,6 +58,17 @@ def test_retrieval_settings_reach_the_benchmark_s_modes(pytester: pytest.Pyteste
     """)
     result = pytester.runpytest(f"--legalbench-corpus-dir={corpus_root}",
                                 f"--legalbench-cache-dir={cache}", "--legalbench-top-k=4")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_call_timeout_reaches_the_session_s_client(pytester: pytest.Pytester,
+                                                       corpus_root: Path, cache: Path) -> None:
+    pytester.makepyfile("""
+        def test_timeout(legalbench_runner):
+            assert legalbench_runner.client.config.timeout_s == 7.5
+    """)
+    result = pytester.runpytest(f"--legalbench-corpus-dir={corpus_root}",
+                                f"--legalbench-cache-dir={cache}", "--legalbench-timeout=7.5")
     result.assert_outcomes(passed=1)
 
 

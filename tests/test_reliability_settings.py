@@ -1,5 +1,5 @@
-"""The settings of runs that survive: the fault spec and the spending limit, read and checked
-like every other setting."""
+"""The settings of runs that survive: the fault spec, the spending limit and the call timeout,
+read and checked like every other setting."""
 
 from __future__ import annotations
 
@@ -23,6 +23,14 @@ def test_the_fault_spec_and_the_limit_come_from_flag_or_environment() -> None:
                                          "LEGALBENCH_MAX_COST": "7"}, profiles=_profiles)
     assert from_env.faults == "reset:0.1" and from_env.max_cost == Decimal(7)
     assert from_env.to_dict()["max_cost"] == "7"
+
+
+def test_the_call_timeout_comes_from_flag_ini_or_environment() -> None:
+    assert resolve_settings({}, {}, {}, profiles=_profiles).timeout_s is None
+    assert resolve_settings({"timeout": "600"}, {}, {}, profiles=_profiles).timeout_s == 600.0
+    assert resolve_settings({}, {"timeout": "90.5"}, {}, profiles=_profiles).timeout_s == 90.5
+    from_env = resolve_settings({}, {}, {"LEGALBENCH_TIMEOUT": "30"}, profiles=_profiles)
+    assert from_env.timeout_s == 30.0 and from_env.to_dict()["timeout_s"] == 30.0
 
 
 @pytest.mark.parametrize(("given", "message"), [

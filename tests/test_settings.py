@@ -44,7 +44,7 @@ def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
     assert [o.ini for o in OPTIONS if o.in_ini] == [
         "legalbench_profile", "legalbench_docs", "legalbench_corpus_dir", "legalbench_cache_dir",
         "legalbench_backend", "legalbench_base_url", "legalbench_server_kind",
-        "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
+        "legalbench_timeout", "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
         "legalbench_questions",
         "legalbench_report", "legalbench_faults", "legalbench_max_cost", "legalbench_repeats",
         "legalbench_fail_on_loss", "legalbench_skip_invalid"]
@@ -199,6 +199,10 @@ def test_the_server_kind_is_checked_and_auto_by_default() -> None:
     ({}, {}, {"LEGALBENCH_SERVER_KIND": "ollama"},
      "LEGALBENCH_SERVER_KIND='ollama' is not a server kind"),
     ({}, {}, {"LEGALBENCH_MAX_COST": "lots"}, "LEGALBENCH_MAX_COST='lots': expected a positive"),
+    ({}, {}, {"LEGALBENCH_TIMEOUT": "soon"},
+     "LEGALBENCH_TIMEOUT='soon': expected a positive number of seconds"),
+    ({}, {"timeout": "0"}, {}, "ini key legalbench_timeout='0': expected a positive number"),
+    ({"timeout": "inf"}, {}, {}, "--legalbench-timeout='inf': expected a positive number"),
     ({}, {"repeats": "0"}, {}, "ini key legalbench_repeats='0': expected a whole number"),
     ({}, {}, {"LEGALBENCH_FAULTS": "429:2"}, "LEGALBENCH_FAULTS: '429:2': a rate is between"),
     ({}, {}, {"LEGALBENCH_EMBEDDING_BACKEND": "tf"},

@@ -37,6 +37,7 @@ from pytest_legalbench.plugin.values import (
     choose,
     resolve_cache_dir,
     resolve_corpus_dir,
+    seconds_of,
 )
 
 
@@ -145,6 +146,17 @@ def backend_choice(args: argparse.Namespace) -> tuple[str | None, str | None, st
         raise UsageProblem(str(error)) from None
 
 
+def call_timeout(args: argparse.Namespace) -> float | None:
+    """Seconds a model call may take, from ``--timeout`` or the environment (None: the
+    client's default)."""
+    chosen = choose([option("timeout")], _given(args, [option("timeout")]), {}, os.environ,
+                    from_cli=True)
+    try:
+        return seconds_of(chosen["timeout"])
+    except SettingsError as error:
+        raise UsageProblem(str(error)) from None
+
+
 def mode_settings(args: argparse.Namespace, **overrides: Any) -> ModeSettings:
     """The retrieval settings of a command line (``overrides`` win, e.g. the ``k`` a span
     benchmark needs); the scans follow the answering model."""
@@ -212,4 +224,4 @@ def open_query(args: argparse.Namespace, progress: Progress, mode_spec: str,
         indexes = () if mode == "inject" else indexes_of(args, documents, progress)
     return query_session(documents, indexes, mode=mode, backend=backend, base_url=base_url,
                          settings=chosen, cache_dir=working_cache(args), progress=progress,
-                         server_kind=kind)
+                         server_kind=kind, timeout_s=call_timeout(args))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pytest_legalbench.defaults import BACKENDS
+from pytest_legalbench.defaults import BACKENDS, DEFAULT_TIMEOUT_S
 from pytest_legalbench.llm.retries import RetryPolicy
 from pytest_legalbench.llm.server_identity import ServerIdentity
 
@@ -21,7 +21,7 @@ class ClientConfig:
     backend: str = "reference"
     api_key: str | None = None
     base_url: str | None = None
-    timeout_s: float = 120.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
     max_attempts: int = 5
     retry_budget_s: float = 300.0
     backoff_base_s: float = 1.0

@@ -87,6 +87,8 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     config = resolve_backend(settings.backend, os.environ)
     if settings.base_url:
         config = dataclasses.replace(config, base_url=settings.base_url)
+    if settings.timeout_s is not None:
+        config = dataclasses.replace(config, timeout_s=settings.timeout_s)
     retrieval = settings.mode_settings
     plan = None
     if not disable_recording:

@@ -16,6 +16,7 @@ from pytest_legalbench.defaults import (
     DEFAULT_JUDGE_MODEL,
     DEFAULT_PROFILE,
     DEFAULT_REPEATS,
+    DEFAULT_TIMEOUT_S,
     EMBEDDING_BACKENDS,
 )
 from pytest_legalbench.llm.server_identity import AUTO, KIND_CHOICES
@@ -82,6 +83,10 @@ OPTIONS = (
            f"kind of the Messages-API server at the base URL, for its capability rules: "
            f"{', '.join(KIND_CHOICES)}. Default: {AUTO} (asked once, GET /v1/models)",
            cli="--server-kind"),
+    Option("timeout", "--legalbench-timeout", "LEGALBENCH_TIMEOUT",
+           f"seconds one model call may take before it counts as timed out and is retried "
+           f"(raise it for a slow local server). Default: {DEFAULT_TIMEOUT_S:g}",
+           cli="--timeout"),
     Option("answer_model", "--legalbench-answer-model", "LEGALBENCH_ANSWER_MODEL",
            f"model answering the questions (and scanning for navindex and titles). "
            f"Default: {DEFAULT_ANSWER_MODEL}", cli="--model"),
@@ -159,4 +164,4 @@ RETRIEVAL_OPTIONS = (
 #: The settings that choose where model calls go, in the order the ``legalbench`` command
 #: lists them.
 BACKEND_OPTIONS = tuple(option for option in OPTIONS
-                        if option.name in ("backend", "base_url", "server_kind"))
+                        if option.name in ("backend", "base_url", "server_kind", "timeout"))

@@ -43,6 +43,7 @@ from pytest_legalbench.plugin.values import (
     path_of,
     resolve_cache_dir,
     resolve_corpus_dir,
+    seconds_of,
     switch_of,
     text_or,
 )
@@ -69,6 +70,8 @@ class Settings:
     base_url: str | None = None
     server_kind: str | None = None
     """The server kind named by the user; None asks the server (``llm.server_identity``)."""
+    timeout_s: float | None = None
+    """Seconds a model call may take; None: the client's default (``DEFAULT_TIMEOUT_S``)."""
     answer_model: str = DEFAULT_ANSWER_MODEL
     judge_model: str = DEFAULT_JUDGE_MODEL
     judge: str = DEFAULT_JUDGE
@@ -100,7 +103,7 @@ class Settings:
                 "corpus_dir": str(self.corpus_dir) if self.corpus_dir else None,
                 "cache_dir": str(self.cache_dir), "backend": self.backend,
                 "base_url": self.base_url, "server_kind": self.server_kind,
-                "answer_model": self.answer_model,
+                "timeout_s": self.timeout_s, "answer_model": self.answer_model,
                 "judge_model": self.judge_model, "judge": self.judge,
                 "report_dir": str(self.report_dir) if self.report_dir else None,
                 "questions_dir": str(self.questions_dir) if self.questions_dir else None,
@@ -193,7 +196,8 @@ def resolve_settings(
         profile=profile, docs_dir=docs, corpus_dir=resolve_corpus_dir(chosen["corpus_dir"]),
         cache_dir=resolve_cache_dir(text_or(chosen["cache_dir"], "")), backend=backend,
         base_url=text_or(chosen["base_url"], "") or None,
-        server_kind=resolve_server_kind(chosen["server_kind"]), answer_model=answer_model,
+        server_kind=resolve_server_kind(chosen["server_kind"]),
+        timeout_s=seconds_of(chosen["timeout"]), answer_model=answer_model,
         judge_model=text_or(chosen["judge_model"], DEFAULT_JUDGE_MODEL), judge=judge,
         report_dir=report, questions_dir=questions, modes=resolve_modes(modes, modes_from),
         fail_on_loss=switch_of(chosen["fail_on_loss"]),

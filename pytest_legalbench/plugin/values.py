@@ -1,12 +1,13 @@
 """One setting's value: where it came from (``Chosen``: the flag, the environment variable or
 the ini key), the precedence that picks it (``choose``), and the checks of its form (a whole
-number, a switch, dollars, a folder) that name where a bad value came from.
+number, a switch, dollars, seconds, a folder) that name where a bad value came from.
 
 Pure: no pytest import.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -123,3 +124,16 @@ def dollars_of(chosen: Chosen | None) -> Decimal | None:
     if not amount.is_finite() or amount <= 0:
         raise chosen.error(": expected a positive number of dollars, e.g. 5 or 0.50")
     return amount
+
+
+def seconds_of(chosen: Chosen | None) -> float | None:
+    """The chosen positive number of seconds; None when nothing was given."""
+    if chosen is None or not chosen.text.strip():
+        return None
+    try:
+        seconds = float(chosen.text.strip())
+    except ValueError:
+        seconds = -1.0
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise chosen.error(": expected a positive number of seconds, e.g. 300")
+    return seconds

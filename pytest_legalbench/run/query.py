@@ -36,11 +36,15 @@ def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex
                   mode: str, backend: str | None, base_url: str | None,
                   settings: ModeSettings, cache_dir: os.PathLike[str] | None = None,
                   progress: Callable[[str], None] | None = None,
-                  server_kind: str | None = None) -> Iterator[QuerySession]:
-    """Open the backend and client, and build ``mode`` once for every question of a run."""
+                  server_kind: str | None = None,
+                  timeout_s: float | None = None) -> Iterator[QuerySession]:
+    """Open the backend and client, and build ``mode`` once for every question of a run
+    (``timeout_s``: seconds a call may take; None, the client's default)."""
     config = resolve_backend(backend, os.environ)
     if base_url:
         config = dataclasses.replace(config, base_url=base_url)
+    if timeout_s is not None:
+        config = dataclasses.replace(config, timeout_s=timeout_s)
     corpus = Corpus(tuple(documents), tuple(indexes),
                     None if cache_dir is None else Path(cache_dir), progress)
     ledger = Ledger()
