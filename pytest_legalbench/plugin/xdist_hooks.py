@@ -1,7 +1,7 @@
 """xdist wiring: workers share the machine's cores, and a question's items share a worker.
 
-Registered only where pytest-xdist is installed (the hooks are xdist's). The schedulers live in
-``plugin.question_scheduling``.
+The hooks are xdist's, marked optional, so they lie idle where pytest-xdist is not installed.
+The schedulers live in ``plugin.question_scheduling``.
 """
 
 from __future__ import annotations
