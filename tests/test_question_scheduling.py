@@ -92,13 +92,15 @@ def test_other_tests_keep_xdists_load_scheduling(pytester: pytest.Pytester) -> N
     assert sorted(nodes[0].sent + nodes[1].sent) == sorted(set(nodes[0].sent + nodes[1].sent))
 
 
-def test_under_n2_each_question_runs_on_one_worker(
+def test_under_xdist_each_question_runs_on_one_worker(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
         corpus_root: Path) -> None:
     serial = recording(tmp_path_factory, corpus_root)
     prepare(pytester, serial.cassettes)
+    # Four workers for six items: xdist's load scheduling then hands items out one at a time,
+    # round robin, so a question's two items would land on two workers without the plugin.
     result = pytester.runpytest_subprocess(*bench(tmp_path_factory, corpus_root).args(*MODES),
-                                           "-n", "2", "-v", timeout=300)
+                                           "-n", "4", "-v", timeout=300)
     result.assert_outcomes(passed=len(QUESTION_IDS) * len(MODES))
     workers: dict[str, set[str]] = {}
     for line in result.outlines:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -79,6 +80,19 @@ def resolve_backend(requested: str | None, env: Mapping[str, str]) -> ClientConf
             "non-empty value for a local server that needs no key) or drop the backend option "
             "to use the embedded reference backend")
     return ClientConfig(backend="anthropic", api_key=key, base_url=base_url)
+
+
+def configured_backend(requested: str | None, env: Mapping[str, str], *,
+                       base_url: str | None = None,
+                       timeout_s: float | None = None) -> ClientConfig:
+    """``resolve_backend``'s choice with what the user set beside it: a base URL (over the
+    environment's) and a call timeout (over the default)."""
+    config = resolve_backend(requested, env)
+    if base_url:
+        config = dataclasses.replace(config, base_url=base_url)
+    if timeout_s is not None:
+        config = dataclasses.replace(config, timeout_s=timeout_s)
+    return config
 
 
 def takes_sampling(backend: str, base_url: str | None) -> bool:

@@ -37,7 +37,7 @@ def body_digest(body: bytes | str | None) -> str | None:
 # vcrpy scrubs a deep copy of the request at every lookup (about four per call), and an
 # inject request's body is the whole corpus: parsing and re-serialising it each time was a
 # tenth of a second per replayed inject answer. A body is immutable, so its digest is kept.
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=8)
 def _digest_of(raw: bytes) -> str:
     if _DIGEST.fullmatch(raw.decode("ascii", errors="replace")):
         return raw.decode("ascii")  # already a digest: stored requests pass through again

@@ -9,7 +9,6 @@ reference backend, the vector record) are imported inside the fixtures that buil
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,10 +18,11 @@ import pytest
 
 from pytest_legalbench.gandr.settings import with_overrides
 from pytest_legalbench.ingest.document import CorpusError, Document
+from pytest_legalbench.llm.backend import configured_backend
 from pytest_legalbench.llm.cassette_persister import CassetteError
 from pytest_legalbench.llm.cassette_recorder import cassette_miss, new_recorder
 from pytest_legalbench.llm.cassettes import CassettePlan
-from pytest_legalbench.llm.client import ModelClient, resolve_backend
+from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.cost_guard import CostGuard, CostLimitReached, SpendMeter
 from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
@@ -84,11 +84,8 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     from pytest_legalbench.vectors.vector_record import VECTOR_RECORD_FOLDER
 
     settings = legalbench_settings
-    config = resolve_backend(settings.backend, os.environ)
-    if settings.base_url:
-        config = dataclasses.replace(config, base_url=settings.base_url)
-    if settings.timeout_s is not None:
-        config = dataclasses.replace(config, timeout_s=settings.timeout_s)
+    config = configured_backend(settings.backend, os.environ, base_url=settings.base_url,
+                                timeout_s=settings.timeout_s)
     retrieval = settings.mode_settings
     plan = None
     if not disable_recording:

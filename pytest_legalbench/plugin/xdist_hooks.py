@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from pytest_legalbench.plugin.hooks import SETTINGS_KEY
+
 #: Thread-pool sizes numpy's BLAS (and OpenMP code) read when a worker first imports them.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -39,7 +41,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     dist = config.getvalue("dist")
     if dist not in ("load", "loadgroup"):
         return None
-    from pytest_legalbench.plugin.hooks import SETTINGS_KEY
+    # Imported here: the schedulers subclass xdist's, which may not be installed.
     from pytest_legalbench.plugin.question_scheduling import QuestionScopes, QuestionsOrLoad
 
     settings = config.stash.get(SETTINGS_KEY, None)

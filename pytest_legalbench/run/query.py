@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.llm.backend import configured_backend
 from pytest_legalbench.llm.call_types import Completion
-from pytest_legalbench.llm.client import ClientConfig, ModelClient, resolve_backend
+from pytest_legalbench.llm.client import ClientConfig, ModelClient
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, Retrieval
 from pytest_legalbench.modes.names import parse_mode
@@ -40,11 +40,7 @@ def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex
                   timeout_s: float | None = None) -> Iterator[QuerySession]:
     """Open the backend and client, and build ``mode`` once for every question of a run
     (``timeout_s``: seconds a call may take; None, the client's default)."""
-    config = resolve_backend(backend, os.environ)
-    if base_url:
-        config = dataclasses.replace(config, base_url=base_url)
-    if timeout_s is not None:
-        config = dataclasses.replace(config, timeout_s=timeout_s)
+    config = configured_backend(backend, os.environ, base_url=base_url, timeout_s=timeout_s)
     corpus = Corpus(tuple(documents), tuple(indexes),
                     None if cache_dir is None else Path(cache_dir), progress)
     ledger = Ledger()
