@@ -1,4 +1,6 @@
-"""Throughput of parsing plus flag extraction over a folder of contracts, single process.
+"""Throughput of parsing plus flag extraction over a folder of contracts, single process, and
+of the full index build: serial, then on every available core (``build_parallel``), checked to
+give the same indexes.
 
 Run: ``.venv/bin/python perf/parse_throughput.py [--docs DIR] [--json]`` (default: the CUAD
 contracts under $LEGALBENCH_CORPUS_DIR or ../shared/corpus). A measurement, not a test: the
@@ -21,6 +23,7 @@ from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.navindex.flags import extract_flags
 from pytest_legalbench.navindex.outline import build_outline
+from pytest_legalbench.navindex.parallel_build import available_cores, build_parallel
 
 
 def _default_docs() -> Path:
@@ -68,6 +71,10 @@ def main() -> int:
     started = time.perf_counter()
     indexes = build_corpus(documents)
     build_s = time.perf_counter() - started
+    peak_serial = _peak_rss_mb()
+    started = time.perf_counter()
+    parallel = build_parallel(documents)
+    parallel_s = time.perf_counter() - started
     result = {
         "documents": len(documents), "megabytes": round(size_mb, 2), "leaves": leaves,
         "nodes": sum(len(i.nodes) for i in indexes),
@@ -75,7 +82,14 @@ def main() -> int:
         "full_build_s": round(build_s, 2),
         "full_build_mb_per_s": round(size_mb / build_s, 2),
         "peak_rss_mb_after_reading_and_parsing": rss_before,
-        "peak_rss_mb_after_full_build": _peak_rss_mb(),
+        "peak_rss_mb_after_full_build": peak_serial,
+        "parallel_workers": available_cores(),
+        "parallel_build_s": round(parallel_s, 2),
+        "parallel_speedup": round(build_s / parallel_s, 2),
+        "parallel_equals_serial": parallel == indexes,
+        "peak_rss_mb_after_parallel_build": _peak_rss_mb(),
+        "peak_rss_mb_largest_worker": round(
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e3, 1),
     }
     if args.json:
         print(json.dumps(result, indent=2))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_legalbench.llm.cassettes import cassette_file
+from pytest_legalbench.vectors.vector_record import VECTOR_RECORD_FOLDER
 
 REPO = Path(__file__).resolve().parents[1]
 MODULE = "test_legalbench"
@@ -31,4 +32,12 @@ def benchmark_project(pytester: pytest.Pytester, questions: Sequence[str],
         target = cassette_file(pytester.path / "cassettes", "reference", group, name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
+    seed_vector_record(pytester.path)
     return folder
+
+
+def seed_vector_record(project: Path) -> None:
+    """Copy the committed vector record into ``project``'s cassette folder, as a clone has it:
+    its embedding modes read the recorded vectors instead of embedding the corpus cold."""
+    shutil.copytree(REPO / "cassettes" / VECTOR_RECORD_FOLDER,
+                    project / "cassettes" / VECTOR_RECORD_FOLDER, dirs_exist_ok=True)

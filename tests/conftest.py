@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from replayed_runs import Runs, replayed_runs
 
 # In-process pytester runs drop every module first imported during the run. Modules that keep
 # process-wide state (numpy refuses a second load; vcr's patches and exception classes must be
-# the same objects in every test) are imported here, once, before any such run.
+# the same objects in every test) are imported here, once, before any such run; so is the
+# anthropic SDK, which every benchmark session's client loads and which takes seconds to import.
+import anthropic  # noqa: F401  # isort: skip
 import numpy  # noqa: F401  # isort: skip
 import scipy.sparse  # type: ignore[import-untyped]  # isort: skip
 import scipy.stats  # type: ignore[import-untyped]  # noqa: F401  # isort: skip
@@ -19,6 +22,34 @@ import vcr  # isort: skip
 import vcr.persisters.filesystem  # noqa: F401  # isort: skip
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the tests marked slow (the whole suite, as CI runs it)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the tests marked slow, with the reason, unless --slow asks for them."""
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow end-to-end test: run with --slow (CI and the "
+                                   "README's test command do)")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Let the Python processes the tests start reuse compiled modules."""
+    # Where PYTHONDONTWRITEBYTECODE is set (this project's machines set it), every pytest
+    # subprocess a test starts would compile and assertion-rewrite each module again, about
+    # 2.5 s a process. Their bytecode goes to one folder outside the source tree instead; it
+    # is checked against each source file's size and time before use, so it is never stale.
+    # Set before xdist starts its workers, which inherit it.
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        os.environ.setdefault("PYTHONPYCACHEPREFIX", str(
+            Path(tempfile.gettempdir()) / f"pytest-legalbench-pycache-{os.getuid()}"))
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import fcntl
 import functools
 import json
 import os
@@ -24,6 +25,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from benchmark_project import seed_vector_record
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH_MODULE = (REPO / "benchmarks" / "test_legalbench.py").read_text(encoding="utf-8")
@@ -128,12 +130,29 @@ def recording(factory: pytest.TempPathFactory, corpus: Path) -> Recording:
 # A failed recording is cached too (as its message): every test needing it fails at once.
 @functools.cache
 def _recording(base: Path, corpus: Path) -> Recording | str:
-    shared = _bench(base, corpus)
-    folder = base / "legalbench-recording"
+    # One recording per test session: under xdist it sits beside the workers' folders, made
+    # by whichever worker needs it first while the other waits on the lock.
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "legalbench-recording"
+    with (root / "legalbench-recording.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        output = folder / "output.txt"
+        if not output.exists():
+            problem = _record(folder, _bench(base, corpus), corpus)
+            if problem is not None:
+                return problem
+        return Recording(folder, tuple(output.read_text(encoding="utf-8").splitlines()))
+
+
+def _record(folder: Path, shared: Bench, corpus: Path) -> str | None:
+    """Run the recording session in ``folder``: None when it passed, else what went wrong."""
+    if folder.exists():
+        shutil.rmtree(folder)  # a recording that failed or died half-way
     folder.mkdir()
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (folder / "test_legalbench.py").write_text(BENCH_MODULE, encoding="utf-8")
     (folder / "conftest.py").write_text(DUMP_CONFTEST, encoding="utf-8")
+    seed_vector_record(folder)
     env = {k: v for k, v in os.environ.items() if k not in FOREIGN_ENV}
     env["LEGALBENCH_CORPUS_DIR"] = str(corpus)
     done = subprocess.run(
@@ -143,7 +162,9 @@ def _recording(base: Path, corpus: Path) -> Recording | str:
     if done.returncode != 0:
         return (f"the recording session failed ({done.returncode}):\n{done.stdout[-4000:]}\n"
                 f"{done.stderr[-2000:]}")
-    return Recording(folder, tuple(done.stdout.splitlines()))
+    # Written last: its presence says the recording is whole.
+    (folder / "output.txt").write_text(done.stdout, encoding="utf-8")
+    return None
 
 
 def summary_section(lines: Sequence[str]) -> list[str]:
@@ -184,6 +205,7 @@ def prepare(pytester: pytest.Pytester, cassettes: Path | None = None,
     pytester.makepyfile(test_legalbench=BENCH_MODULE)
     if cassettes is not None:
         shutil.copytree(cassettes, pytester.path / "cassettes" / backend)
+    seed_vector_record(pytester.path)
 
 
 def collected(pytester: pytest.Pytester, shared: Bench, *args: str) -> set[str]:

@@ -33,7 +33,7 @@ from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.server_identity import resolve_identity
 from pytest_legalbench.modes.names import DEFAULT_STRATEGY
 
-pytestmark = pytest.mark.llama_server
+pytestmark = [pytest.mark.llama_server, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "conformance" / "tiny_deal"

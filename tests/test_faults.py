@@ -109,6 +109,7 @@ def test_a_bad_spec_says_what_is_wrong(spec: str, message: str) -> None:
         parse_faults(spec)
 
 
+@pytest.mark.slow
 def test_a_benchmark_under_faults_prints_the_fault_free_summary(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
         corpus_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

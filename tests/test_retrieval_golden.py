@@ -20,6 +20,9 @@ from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.run.query import query_session
 
 GOLDEN = Path(__file__).parent / "golden"
+#: The committed vector record: the units' vectors are read from it as a clone's replay reads
+#: them (``test_vector_record`` checks it against the model).
+VECTOR_RECORD = Path(__file__).resolve().parents[1] / "cassettes" / "vectors"
 #: Two whole transaction sets: every mode runs on them in CI time (embedding the full profile's
 #: subtrees on two CPU cores takes minutes; the perf script measures that outside CI).
 GOLDEN_SETS = ("netgear", "glufox")
@@ -33,7 +36,6 @@ def _questions() -> list[tuple[str, str]]:
 
 @pytest.mark.corpus
 def test_retrieved_node_ids_match_the_golden_file(corpus_root: Path, tmp_path: Path,
-                                                   shared_cache: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     documents = tuple(d for d in load_documents(Selection("transactions"),
@@ -46,7 +48,7 @@ def test_retrieved_node_ids_match_the_golden_file(corpus_root: Path, tmp_path: P
         try:
             with query_session(documents, indexes, mode=mode, backend="reference",
                                base_url=None, settings=ModeSettings(),
-                               cache_dir=shared_cache) as session:
+                               cache_dir=tmp_path, vector_record=VECTOR_RECORD) as session:
                 observed[mode] = {qid: [p.node_id for p in session.mode.retrieve(q).provisions]
                                   for qid, q in _questions()}
         except ModeUnavailable as unavailable:

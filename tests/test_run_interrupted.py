@@ -22,12 +22,18 @@ from test_benchmark_plugin import (
     summary_section,
 )
 
+# Each test runs the benchmark two or three times in subprocesses, one of them killed.
+pytestmark = pytest.mark.slow
+
 #: Sends the signal named by $KILL_SIGNAL to its own process once $KILL_AFTER items finished.
 KILLER_CONFTEST = """
 import os
 import signal
 
 finished = []
+# What is simulated is Ctrl-C in a terminal: a process a shell without job control started in
+# the background inherits SIGINT ignored, and would never see the signal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def pytest_runtest_logfinish(nodeid, location):
     finished.append(nodeid)

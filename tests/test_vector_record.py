@@ -10,6 +10,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -166,3 +167,19 @@ print("torch" in sys.modules, "sentence_transformers" in sys.modules)
         env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.corpus
+def test_the_committed_record_holds_what_the_model_computes(transactions_corpus: Any) -> None:
+    """Replays and tests read the committed record instead of the model: one document's
+    recorded unit vectors are what the packaged model gives for its units today."""
+    from pytest_legalbench.modes.unit_space import UnitSpace
+
+    groups = UnitSpace.of(transactions_corpus).groups
+    smallest = min((g for g in groups.values() if g), key=len)
+    embedder = Embedder(packaged_model_path())
+    recorded = VectorRecord(REPO / "cassettes" / "vectors", embedder.digest).get(
+        group_digest(smallest), len(smallest))
+    assert recorded is not None, "the record lacks the document: re-record it (README)"
+    computed = DenseIndex.build(embedder, [smallest], None).vectors
+    np.testing.assert_allclose(computed, recorded.vectors, atol=1e-5)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.navindex.build import build_corpus, builder_fingerprint
+from pytest_legalbench.navindex.build import builder_fingerprint
 from pytest_legalbench.navindex.node import DocumentIndex
+from pytest_legalbench.navindex.parallel_build import build_parallel
 from pytest_legalbench.navindex.store import IndexCache, cache_key
 
 Progress = Callable[[str], None]
@@ -16,9 +17,10 @@ Progress = Callable[[str], None]
 
 def build_indexes(documents: Sequence[Document], *, cache_dir: Path | None,
                   progress: Progress | None = None) -> tuple[DocumentIndex, ...]:
-    """Return every document's index, reusing cached builds keyed by content hash."""
+    """Return every document's index, reusing cached builds keyed by content hash (a large
+    corpus is built on every available core)."""
     if cache_dir is None:
-        return build_corpus(documents, progress=progress)
+        return build_parallel(documents, progress=progress)
     cache = IndexCache(cache_dir)
     by_id = {d.doc_id: d for d in documents}
     keys = {
@@ -64,7 +66,7 @@ def _build_missing(missing: Sequence[Document], by_id: Mapping[str, Document],
     needed = {d.doc_id: d for d in missing}
     for document in missing:
         needed.update({p: by_id[p] for p in document.amends if p in by_id})
-    for built in build_corpus(list(needed.values()), progress=progress):
+    for built in build_parallel(list(needed.values()), progress=progress):
         if built.doc_id in keys and built.doc_id not in found:
             cache.put(keys[built.doc_id], built)
             found[built.doc_id] = built

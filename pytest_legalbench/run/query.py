@@ -37,12 +37,14 @@ def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex
                   settings: ModeSettings, cache_dir: os.PathLike[str] | None = None,
                   progress: Callable[[str], None] | None = None,
                   server_kind: str | None = None,
-                  timeout_s: float | None = None) -> Iterator[QuerySession]:
+                  timeout_s: float | None = None,
+                  vector_record: Path | None = None) -> Iterator[QuerySession]:
     """Open the backend and client, and build ``mode`` once for every question of a run
-    (``timeout_s``: seconds a call may take; None, the client's default)."""
+    (``timeout_s``: seconds a call may take, None for the client's default; ``vector_record``:
+    a folder of recorded vectors read after the cache)."""
     config = configured_backend(backend, os.environ, base_url=base_url, timeout_s=timeout_s)
     corpus = Corpus(tuple(documents), tuple(indexes),
-                    None if cache_dir is None else Path(cache_dir), progress)
+                    None if cache_dir is None else Path(cache_dir), progress, vector_record)
     ledger = Ledger()
     with open_backend(config, settings.context_window, server_kind) as live, \
             ModelClient(live, ledger) as client:
