@@ -30,12 +30,14 @@ FULL_MODES = ("navembed", "navembed:embed", "navembed:hybrid", "navembed:embed+x
               "navembed:chunks", "navindex", "navagent")
 
 
-def _corpus_dir() -> Path:
+def corpus_dir() -> Path:
+    """The corpus mirror: $LEGALBENCH_CORPUS_DIR, else ../shared/corpus."""
     configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
     return (Path(configured) if configured else HERE.parent / "shared" / "corpus").resolve()
 
 
-def _load() -> str:
+def machine_load() -> str:
+    """What ``uptime`` says: how busy the machine was around a measurement."""
     return subprocess.run(["uptime"], capture_output=True, text=True,
                           check=False).stdout.strip()
 
@@ -56,7 +58,7 @@ def run_once(tree: Path, modes: tuple[str, ...], workers: int, cache: Path,
     """One pytest run of the benchmark in ``tree`` with ``cache``; its time and summary."""
     command = [sys.executable, "-m", "pytest", "benchmarks", "-q", "-p", "no:cacheprovider",
                "-n", str(workers), *(f"--mode={m}" for m in modes)]
-    env = {**os.environ, "LEGALBENCH_CORPUS_DIR": str(_corpus_dir()),
+    env = {**os.environ, "LEGALBENCH_CORPUS_DIR": str(corpus_dir()),
            "LEGALBENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(tree),
            "HF_HUB_OFFLINE": "1"}
     started = time.perf_counter()
@@ -101,7 +103,8 @@ def main() -> int:
     trees = [t.resolve() for t in (args.tree or [HERE])]
     if args.logs:
         args.logs.mkdir(parents=True, exist_ok=True)
-    report: dict[str, object] = {"load_before": _load(), "cpus": os.cpu_count(), "runs": []}
+    report: dict[str, object] = {"load_before": machine_load(), "cpus": os.cpu_count(),
+                                 "runs": []}
     print(report["load_before"], flush=True)
     runs: list[dict[str, object]] = []
     jobs = [("default", DEFAULT_MODES)] + ([("full", FULL_MODES)] if args.full else [])
@@ -109,7 +112,7 @@ def main() -> int:
         for tree in trees:
             runs.append(measure(tree, modes, label, args.logs))
     report["runs"] = runs
-    report["load_after"] = _load()
+    report["load_after"] = machine_load()
     print(report["load_after"], flush=True)
     for run in runs:
         print(json.dumps({k: v for k, v in run.items() if not isinstance(v, dict)}))

@@ -17,24 +17,20 @@ import sys
 import time
 from pathlib import Path
 
+from suite_speed import corpus_dir, machine_load
+
 HERE = Path(__file__).resolve().parents[1]
 #: pytest's --durations line: "12.34s call     tests/test_x.py::test_y".
 _DURATION = re.compile(r"^(\d+\.\d+)s (setup|call|teardown)\s+(\S+)$")
 
 
-def _load() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True,
-                          check=False).stdout.strip()
-
-
 def run_suite(extra: list[str]) -> dict[str, object]:
     """One ``pytest -n 2`` of the suite with ``extra`` arguments: wall time, counts, slowest."""
-    corpus = os.environ.get("LEGALBENCH_CORPUS_DIR") or str(HERE.parent / "shared" / "corpus")
     command = [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider",
                "--durations=8", *extra]
     started = time.perf_counter()
     done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=False,
-                          env={**os.environ, "LEGALBENCH_CORPUS_DIR": corpus})
+                          env={**os.environ, "LEGALBENCH_CORPUS_DIR": str(corpus_dir())})
     seconds = time.perf_counter() - started
     lines = done.stdout.splitlines()
     slowest = [{"seconds": float(m[1]), "phase": m[2], "test": m[3]}
@@ -52,11 +48,11 @@ def main() -> int:
                         help="time only the default run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    result: dict[str, object] = {"cpus": os.cpu_count(), "load_before": _load(),
+    result: dict[str, object] = {"cpus": os.cpu_count(), "load_before": machine_load(),
                                  "default": run_suite([])}
     if not args.skip_slow:
         result["whole_suite"] = run_suite(["--slow"])
-    result["load_after"] = _load()
+    result["load_after"] = machine_load()
     text = json.dumps(result, indent=1)
     print(text)
     if args.json is not None:

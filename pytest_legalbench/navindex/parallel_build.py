@@ -56,10 +56,11 @@ def _batches(groups: list[list[Document]], count: int) -> list[list[Document]]:
     """Deal the families, largest first, to ``count`` batches of about equal size."""
     batches: list[list[Document]] = [[] for _ in range(count)]
     sizes = [0] * count
-    for group in sorted(groups, key=lambda g: -sum(len(d.text) for d in g)):
+    for size, group in sorted(((sum(len(d.text) for d in g), g) for g in groups),
+                              key=lambda pair: -pair[0]):
         smallest = sizes.index(min(sizes))
         batches[smallest].extend(group)
-        sizes[smallest] += sum(len(d.text) for d in group)
+        sizes[smallest] += size
     return [batch for batch in batches if batch]
 
 
