@@ -6,8 +6,12 @@ Run: ``.venv/bin/python perf/suite_speed.py [--tree DIR ...] [--full] [--json OU
 ``PYTHONPATH``, so two versions are timed back to back in one run on the same load; the
 default is this checkout alone. Every run replays the committed cassettes (corpus from
 $LEGALBENCH_CORPUS_DIR, else ../shared/corpus) and the digest of the summary it prints is
-kept, so identical results are seen as identical. A measurement, not a test: the numbers are
-printed, never asserted; ``uptime`` before and after says what else the machine was doing.
+kept, so identical results are seen as identical. Compiled bytecode is written and reused, as
+Python does by default (PYTHONDONTWRITEBYTECODE, set on some machines, is removed for the runs,
+and the bytecode goes to one folder under the temp dir): otherwise every run would recompile
+and assertion-rewrite every module, a cost no user with a normal Python pays. A measurement,
+not a test: the numbers are printed, never asserted; ``uptime`` before and after says what
+else the machine was doing.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ HERE = Path(__file__).resolve().parents[1]
 #: The default job (README command 1): its own default modes.
 DEFAULT_MODES: tuple[str, ...] = ()
 #: Every offline QA mode with committed cassettes but titles (which a model picks for).
+#: Where the runs keep compiled bytecode between them.
+PYCACHE = Path(tempfile.gettempdir()) / "legalbench-speed-pycache"
 FULL_MODES = ("navembed", "navembed:embed", "navembed:hybrid", "navembed:embed+xref",
               "navembed:chunks", "navindex", "navagent")
 
@@ -60,7 +66,8 @@ def run_once(tree: Path, modes: tuple[str, ...], workers: int, cache: Path,
                "-n", str(workers), *(f"--mode={m}" for m in modes)]
     env = {**os.environ, "LEGALBENCH_CORPUS_DIR": str(corpus_dir()),
            "LEGALBENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(tree),
-           "HF_HUB_OFFLINE": "1"}
+           "HF_HUB_OFFLINE": "1", "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True,
                           check=False)
@@ -104,7 +111,7 @@ def main() -> int:
     if args.logs:
         args.logs.mkdir(parents=True, exist_ok=True)
     report: dict[str, object] = {"load_before": machine_load(), "cpus": os.cpu_count(),
-                                 "runs": []}
+                                 "bytecode": f"written and reused, in {PYCACHE}", "runs": []}
     print(report["load_before"], flush=True)
     runs: list[dict[str, object]] = []
     jobs = [("default", DEFAULT_MODES)] + ([("full", FULL_MODES)] if args.full else [])

@@ -20,6 +20,7 @@ from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.preflight_hooks import check_report_folder, checked_cases
 from pytest_legalbench.plugin.settings import Settings, resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
+from pytest_legalbench.run.process_exit import exit_quickly
 from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
 pytest_plugins = ("pytest_legalbench.plugin.fixtures", "pytest_legalbench.plugin.journal_hooks",
@@ -96,6 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
         check_report_folder(settings)
     config.stash[SETTINGS_KEY] = settings
     config.stash[JOURNAL_KEY] = open_journal(config, settings)
+    exit_quickly()
     config.stash[RECORDS_KEY] = []
     config.pluginmanager.register(RecordCollector(config), "legalbench-records")
     for kind in KIND_MARKERS:

@@ -1,0 +1,22 @@
+"""A quick interpreter exit: what a run leaves alive is not cycle-collected on the way out."""
+
+from __future__ import annotations
+
+import atexit
+import gc
+
+
+def _freeze_survivors() -> None:
+    # Garbage that exists now is collected, so its finalisers (a file's last flush) still run.
+    # What is still reachable is frozen: the interpreter's teardown then skips the cycle
+    # collection of every class the SDKs defined (pydantic models by the thousand), which
+    # measured about a second per process with anthropic loaded; the OS frees the memory.
+    gc.collect()
+    gc.freeze()
+
+
+def exit_quickly() -> None:
+    """Freeze the objects that survive to interpreter exit; registered once per process."""
+    # unregister first: pytest_configure runs once per in-process session (pytester, IDEs).
+    atexit.unregister(_freeze_survivors)
+    atexit.register(_freeze_survivors)
