@@ -3,15 +3,19 @@ result is the serial build's, in the input's order."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.navindex.build import build_corpus
-from pytest_legalbench.navindex.parallel_build import build_parallel, families
+from pytest_legalbench.navindex.parallel_build import WorkerFailed, build_parallel, families
 
 
 def _document(doc_id: str, amends: tuple[str, ...] = (), text: str = "1. Terms.") -> Document:
@@ -58,3 +62,44 @@ def test_a_small_corpus_is_built_in_this_process(corpus_root: Path, tmp_path: Pa
     messages: list[str] = []
     build_parallel(documents, workers=2, progress=messages.append)
     assert messages and not any("processes" in m for m in messages)
+
+
+def test_a_script_without_a_main_guard_builds_in_parallel_and_runs_once(
+        tmp_path: Path) -> None:
+    """Worker processes import the package only: the caller's script is not run again in
+    each of them (as multiprocessing's spawn would, which hung a script holding a lock)."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(textwrap.dedent("""
+        from pytest_legalbench.ingest.document import Document
+        from pytest_legalbench.navindex.parallel_build import build_parallel
+
+        print("script body ran", flush=True)
+        documents = [Document(doc_id=f"d{n}", title="d", text=f"{n}. Terms.\\nText.",
+                              sha256="0" * 64) for n in range(1, 6)]
+        messages = []
+        built = build_parallel(documents, workers=2, min_chars=0, progress=messages.append)
+        print(len(built), messages[-1])
+        """), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["script body ran", "5 built 5/5 indexes on 2 processes"]
+
+
+def test_a_batch_that_fails_raises_what_the_serial_build_raises() -> None:
+    documents = [_document("a"), _document("b", text=b"1. Terms.")]  # type: ignore[arg-type]
+    with pytest.raises(TypeError) as serial:
+        build_corpus(documents)
+    with pytest.raises(TypeError) as parallel:
+        build_parallel(documents, workers=2, min_chars=0)
+    assert str(parallel.value) == str(serial.value)
+
+
+class _OnlyHere(str):
+    """A text type the worker process cannot import, so it cannot read the batch at all."""
+
+
+def test_a_worker_that_dies_is_reported_with_its_exit_status_and_stderr() -> None:
+    documents = [_document("a"), _document("b", text=_OnlyHere("1. Terms."))]
+    with pytest.raises(WorkerFailed, match=r"exit status 1\): .*ModuleNotFoundError"):
+        build_parallel(documents, workers=2, min_chars=0)

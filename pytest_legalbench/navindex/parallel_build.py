@@ -1,6 +1,6 @@
 """Building a large corpus's indexes on every core: documents are split into families (an
-amendment always with the documents it amends), and each batch of families is built by
-``build_corpus`` in its own process.
+amendment always with the documents it amends), and batches of families are built by
+``build_corpus`` in worker processes (``navindex.build_worker``), one batch at a time each.
 
 The result is the serial build's, in the input's order: a family holds everything a document's
 linking reads, so where it was built cannot change what it holds.
@@ -8,13 +8,20 @@ linking reads, so where it was built cannot change what it holds.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import queue
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
 
+import pytest_legalbench
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.build import build_corpus
+from pytest_legalbench.navindex.build_worker import read_frame, write_frame
 from pytest_legalbench.navindex.node import DocumentIndex
 
 #: Below this many characters the serial build finishes before worker processes would start.
@@ -64,6 +71,58 @@ def _batches(groups: list[list[Document]], count: int) -> list[list[Document]]:
     return [batch for batch in batches if batch]
 
 
+class WorkerFailed(RuntimeError):
+    """A build process ended without answering; the message has its exit status and stderr."""
+
+
+class _Worker:
+    """One ``navindex.build_worker`` process, answering one batch at a time."""
+
+    def __init__(self) -> None:
+        # The worker imports this package from where this process found it, whatever the
+        # caller did to sys.path; its stderr goes to a file, which never fills and blocks it.
+        package_root = str(Path(pytest_legalbench.__file__).resolve().parents[1])
+        path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pytest_legalbench.navindex.build_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+            env={**os.environ, "PYTHONPATH": path})
+
+    def build(self, batch: list[Document]) -> tuple[DocumentIndex, ...]:
+        """The indexes of ``batch``, or the exception its build raised."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            write_frame(stdin, batch)
+            answer = read_frame(stdout)
+        except (OSError, EOFError):
+            answer = None
+        if not isinstance(answer, tuple) or len(answer) != 2:
+            raise WorkerFailed(self._failure())
+        status, value = answer
+        if status == "error":
+            raise value
+        return tuple(value)
+
+    def _failure(self) -> str:
+        code = self.process.wait()
+        self.stderr.seek(0)
+        tail = self.stderr.read().decode("utf-8", "replace").strip().splitlines()[-5:]
+        return f"an index build process stopped (exit status {code}): " + " | ".join(tail)
+
+    def close(self, *, kill: bool = False) -> None:
+        """End the process: by closing its input, or at once with ``kill``."""
+        if kill:
+            self.process.kill()
+        elif self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.stderr):
+            if stream is not None:
+                stream.close()
+
+
 def build_parallel(documents: Sequence[Document], *, workers: int | None = None,
                    min_chars: int = MIN_PARALLEL_CHARS,
                    progress: Callable[[str], None] | None = None) -> tuple[DocumentIndex, ...]:
@@ -75,12 +134,32 @@ def build_parallel(documents: Sequence[Document], *, workers: int | None = None,
         return build_corpus(documents, progress=progress)
     batches = _batches(groups, min(len(groups), count * _BATCHES_PER_WORKER))
     built: dict[str, DocumentIndex] = {}
-    # Spawned, not forked: the caller may hold threads (torch, OpenMP) a fork would copy.
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(count, mp_context=context) as pool:
-        pending = [pool.submit(build_corpus, batch) for batch in batches]
+    started = [_Worker() for _ in range(count)]
+    idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+    for worker in started:
+        idle.put(worker)
+
+    def on_a_worker(batch: list[Document]) -> tuple[DocumentIndex, ...]:
+        worker = idle.get()  # one thread per worker: there is always one free
+        try:
+            return worker.build(batch)
+        finally:
+            idle.put(worker)
+
+    failed = True
+    threads = ThreadPoolExecutor(count, thread_name_prefix="legalbench-index-build")
+    try:
+        pending: list[Any] = [threads.submit(on_a_worker, batch) for batch in batches]
         for future in as_completed(pending):
             built.update((index.doc_id, index) for index in future.result())
             if progress is not None:
                 progress(f"built {len(built)}/{len(documents)} indexes on {count} processes")
+        failed = False
+    finally:
+        # On a failure the batches not started are dropped and the processes killed, so the
+        # error surfaces now rather than after the rest of the build.
+        threads.shutdown(wait=not failed, cancel_futures=failed)
+        for worker in started:
+            worker.close(kill=failed)
+        threads.shutdown(wait=True)
     return tuple(built[d.doc_id] for d in documents)
