@@ -18,7 +18,6 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-import pytest_legalbench
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.navindex.build_worker import read_frame, write_frame
@@ -81,7 +80,7 @@ class _Worker:
     def __init__(self) -> None:
         # The worker imports this package from where this process found it, whatever the
         # caller did to sys.path; its stderr goes to a file, which never fills and blocks it.
-        package_root = str(Path(pytest_legalbench.__file__).resolve().parents[1])
+        package_root = str(Path(__file__).resolve().parents[2])
         path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         self.process = subprocess.Popen(
