@@ -29,9 +29,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 #: The default job (README command 1): its own default modes.
 DEFAULT_MODES: tuple[str, ...] = ()
-#: Every offline QA mode with committed cassettes but titles (which a model picks for).
 #: Where the runs keep compiled bytecode between them.
 PYCACHE = Path(tempfile.gettempdir()) / "legalbench-speed-pycache"
+#: Every offline QA mode with committed cassettes but titles (which a model picks for).
 FULL_MODES = ("navembed", "navembed:embed", "navembed:hybrid", "navembed:embed+xref",
               "navembed:chunks", "navindex", "navagent")
 

