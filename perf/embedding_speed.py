@@ -1,7 +1,7 @@
 """How fast unit vectors are built, per embedding backend, and whether the backends agree.
 
-Run: ``.venv/bin/python perf/embedding_speed.py [--every 10] [--backends torch,onnx-int8]
-[--json OUT]`` (corpus from $LEGALBENCH_CORPUS_DIR, else ../shared/corpus). Measured in one
+Run: ``.venv/bin/python perf/embedding_speed.py [--every 10]
+[--backends torch,torch-bf16,onnx-int8] [--json OUT]`` (corpus from $LEGALBENCH_CORPUS_DIR, else ../shared/corpus). Measured in one
 run, each backend in its own process (so each reports its own peak memory), on the same texts:
 
 - the CUAD profile's units (each with its context line, children pooled, exactly what
@@ -84,7 +84,7 @@ def one_backend(backend: str, every: int, vectors_out: Path,
 
 
 def _threads(backend: str) -> int:
-    if backend == "torch":
+    if backend.startswith("torch"):
         import torch
 
         return int(torch.get_num_threads())
@@ -108,7 +108,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--every", type=int, default=10,
                         help="every N-th CUAD contract (1: all 510). Default: 10")
-    parser.add_argument("--backends", default="torch,onnx-int8")
+    parser.add_argument("--backends", default="torch,torch-bf16,onnx-int8")
     parser.add_argument("--skip-recall", action="store_true")
     parser.add_argument("--into-cache", action="store_true",
                         help="build into the configured cache folder (later runs read the "

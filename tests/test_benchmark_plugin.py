@@ -49,10 +49,10 @@ import json
 from pathlib import Path
 
 def pytest_runtest_logreport(report):
-    if report.when == "call":
-        line = json.dumps({"nodeid": report.nodeid, "properties": report.user_properties})
-        with open(Path(__file__).with_name("records.jsonl"), "a", encoding="utf-8") as out:
-            out.write(line + "\\n")
+    line = json.dumps({"nodeid": report.nodeid, "when": report.when,
+                       "properties": report.user_properties})
+    with open(Path(__file__).with_name("records.jsonl"), "a", encoding="utf-8") as out:
+        out.write(line + "\\n")
 """
 
 
@@ -301,9 +301,15 @@ def test_the_run_attaches_a_record_of_builtins_to_every_item(
     run = recording(tmp_path_factory, corpus_root)
     records = junit_records(run.folder / "junit.xml")
     assert set(records) == item_ids(MODES)
-    dumped = [json.loads(line) for line in
-              (run.folder / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    reports = [json.loads(line) for line in
+               (run.folder / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    dumped = [entry for entry in reports if entry["when"] == "call"]
     assert len(dumped) == 6
+    # The setup report does not repeat the record; the teardown one carries it for junitxml.
+    assert all(entry["properties"] == [] for entry in reports if entry["when"] == "setup")
+    assert sorted(json.dumps(entry["properties"]) for entry in reports
+                  if entry["when"] == "teardown") == \
+        sorted(json.dumps(entry["properties"]) for entry in dumped)
     for entry in dumped:
         (name, envelope), = entry["properties"]
         assert name == "legalbench_record" and envelope["product"] == "qa"

@@ -83,5 +83,5 @@ def test_a_model_the_backend_cannot_pool_is_named(tmp_path: Path) -> None:
 
 
 def test_an_unknown_backend_is_refused() -> None:
-    with pytest.raises(EmbeddingModelError, match="choose one of torch, onnx-int8"):
+    with pytest.raises(EmbeddingModelError, match="choose one of torch, torch-bf16, onnx-int8"):
         Embedder(packaged_model_path(), "tensorflow")

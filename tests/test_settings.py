@@ -145,7 +145,7 @@ def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> No
     ({"k": "0"}, "--legalbench-top-k='0': expected a whole number of at least 1"),
     ({"scan_budget_tokens": "lots"}, "--legalbench-scan-budget='lots': expected a whole"),
     ({"embedding_backend": "tensorflow"},
-     "--legalbench-embedding-backend='tensorflow': choose one of torch, onnx-int8"),
+     "--legalbench-embedding-backend='tensorflow': choose one of torch, torch-bf16, onnx-int8"),
     ({"cross_encoder": "/no/such/folder"},
      "--legalbench-cross-encoder='/no/such/folder' is not a folder"),
 ])
@@ -206,7 +206,7 @@ def test_the_server_kind_is_checked_and_auto_by_default() -> None:
     ({}, {"repeats": "0"}, {}, "ini key legalbench_repeats='0': expected a whole number"),
     ({}, {}, {"LEGALBENCH_FAULTS": "429:2"}, "LEGALBENCH_FAULTS: '429:2': a rate is between"),
     ({}, {}, {"LEGALBENCH_EMBEDDING_BACKEND": "tf"},
-     "LEGALBENCH_EMBEDDING_BACKEND='tf': choose one of torch, onnx-int8"),
+     "LEGALBENCH_EMBEDDING_BACKEND='tf': choose one of torch, torch-bf16, onnx-int8"),
     ({}, {"fail_on_loss": "maybe"}, {},
      "ini key legalbench_fail_on_loss='maybe': expected true or false"),
 ])

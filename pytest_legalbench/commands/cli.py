@@ -24,6 +24,7 @@ from pytest_legalbench.commands import (
 )
 from pytest_legalbench.commands.common import Progress, UsageProblem
 from pytest_legalbench.ingest.document import CorpusError
+from pytest_legalbench.run.blas_threads import one_blas_thread
 from pytest_legalbench.run.process_exit import exit_quickly
 
 
@@ -56,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``legalbench`` command line; return its exit status."""
     args = build_parser().parse_args(argv)
     exit_quickly()
+    one_blas_thread()
     progress = Progress(args.quiet)
     try:
         status: int = args.run(args, progress)

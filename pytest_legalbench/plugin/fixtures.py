@@ -79,10 +79,12 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
     pytest-recording's ``--record-mode`` and ``--disable-recording``."""
     from pytest_legalbench.run.backend import open_backend
     from pytest_legalbench.run.benchmark import Benchmark
+    from pytest_legalbench.run.blas_threads import one_blas_thread
     from pytest_legalbench.run.gandr import GandrItems, GandrItemSettings
     from pytest_legalbench.run.qa import QaRunner, QaSettings
     from pytest_legalbench.vectors.vector_record import VECTOR_RECORD_FOLDER
 
+    one_blas_thread()
     settings = legalbench_settings
     config = configured_backend(settings.backend, os.environ, base_url=settings.base_url,
                                 timeout_s=settings.timeout_s)

@@ -149,9 +149,10 @@ class RecordCollector:
 def pytest_runtest_makereport(item: pytest.Item,
                               call: pytest.CallInfo[None]) -> Any:
     report = yield
+    if report.when != "call":
+        return _without_record(report, item.config)
     settings = item.config.stash.get(SETTINGS_KEY, None)
-    if report.when != "call" or not report.passed or settings is None \
-            or not settings.fail_on_loss:
+    if not report.passed or settings is None or not settings.fail_on_loss:
         return report
     for name, value in item.user_properties:
         found = unwrap(value) if name == RECORD_PROPERTY else None
@@ -160,6 +161,19 @@ def pytest_runtest_makereport(item: pytest.Item,
             report.outcome = "failed"
             report.longrepr = (f"{record['mode']} lost to inject on {record['question_id']} "
                                f"(--legalbench-fail-on-loss)")
+    return report
+
+
+def _without_record(report: pytest.TestReport, config: pytest.Config) -> pytest.TestReport:
+    """The setup or teardown report without the item's record, which the call report carries:
+    xdist sends every report of a worker to the controller, record and all. junitxml writes
+    properties from the teardown report, so there it stays when --junitxml is given."""
+    if report.when == "teardown" and getattr(config.option, "xmlpath", None):
+        return report
+    if any(name == RECORD_PROPERTY for name, _ in report.user_properties):
+        # A new list: the item's own (which the call report shares) keeps the record.
+        report.user_properties = [(name, value) for name, value in report.user_properties
+                                  if name != RECORD_PROPERTY]
     return report
 
 

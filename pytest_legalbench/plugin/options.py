@@ -144,9 +144,11 @@ RETRIEVAL_OPTIONS = (
            "Default: the packaged all-MiniLM-L6-v2", cli="--embedding-model"),
     Option("embedding_backend", "--legalbench-embedding-backend",
            "LEGALBENCH_EMBEDDING_BACKEND",
-           f"how the embedding model runs: {', '.join(EMBEDDING_BACKENDS)} (the same weights "
-           f"exported once to ONNX with int8 matrix products, cached; needs onnxruntime and "
-           f"onnx). Default: {_DEFAULTS.embedding_backend}", cli="--embedding-backend"),
+           f"how the embedding model runs: {', '.join(EMBEDDING_BACKENDS)} (torch-bf16: "
+           f"matrix products in bfloat16, fast on CPUs with native bfloat16; onnx-int8: the "
+           f"same weights exported once to ONNX with int8 matrix products, cached; needs "
+           f"onnxruntime and onnx). Default: {_DEFAULTS.embedding_backend}",
+           cli="--embedding-backend"),
     Option("cross_encoder", "--legalbench-cross-encoder", "LEGALBENCH_CROSS_ENCODER",
            "folder of a cross-encoder for navembed:rerank and GANDR's B3 (none ships; "
            "without one both are reported unavailable)", cli="--cross-encoder"),

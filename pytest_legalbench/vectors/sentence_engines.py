@@ -1,17 +1,19 @@
-"""The two ways a sentence model runs: on torch as sentence-transformers ships it, or as an
-int8 ONNX export on onnxruntime. Both tokenise with the model folder's own tokenizer, take
-texts that already fit the model's window (``vectors.embedding`` cuts the windows) and
-return unit vectors.
+"""The ways a sentence model runs: on torch as sentence-transformers ships it (in float32, or
+with its matrix products in bfloat16), or as an int8 ONNX export on onnxruntime. All tokenise
+with the model folder's own tokenizer, take texts that already fit the model's window
+(``vectors.embedding`` cuts the windows) and return unit vectors.
 
-Batches are formed from texts of similar length and padded only to the longest in the
-batch, so a short clause never pays for a long one's padding (sentence-transformers does
-the same inside ``encode``; the ONNX engine does it here).
+Batches are cut by padded tokens from texts sorted by token count
+(``vectors.token_batches``), so a short clause never pays for a long one's padding and short
+clauses travel in wide batches.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,11 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_legalbench.vectors.models import ModelLoadError, load_model
+from pytest_legalbench.vectors.token_batches import token_batches
 
 Vectors = NDArray[np.float32]
-#: Texts encoded together; long enough to keep the matrix products busy, short enough that
-#: one batch of 256-token windows stays well under a hundred megabytes of activations.
-BATCH_SIZE = 32
 
 
 class EngineError(RuntimeError):
@@ -47,10 +47,13 @@ class SentenceEngine(Protocol):
 
 
 class TorchEngine:
-    """The model as sentence-transformers runs it; it loads on first use."""
+    """The model as sentence-transformers runs it; it loads on first use. With ``bfloat16``
+    its matrix products run in bfloat16 under torch's CPU autocast (the weights stay float32
+    and are shared with float32 users of the same folder)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, bfloat16: bool = False) -> None:
         self.folder = folder
+        self.bfloat16 = bfloat16
 
     def _model(self) -> Any:
         try:
@@ -75,10 +78,48 @@ class TorchEngine:
         return int(self._model().max_seq_length)
 
     def encode(self, texts: Sequence[str]) -> Vectors:
-        """sentence-transformers' encode, normalised."""
-        raw = self._model().encode(list(texts), batch_size=BATCH_SIZE, convert_to_numpy=True,
-                                   normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(raw, dtype=np.float32)
+        """sentence-transformers' encode over token-budget batches, normalised in float32."""
+        model = self._model()
+        texts = list(texts)
+        lengths = [len(ids) for ids in model.tokenizer(
+            texts, truncation=True, max_length=model.max_seq_length, verbose=False)["input_ids"]]
+        vectors = np.zeros((len(texts), 0), dtype=np.float32)
+        with self._precision():
+            for batch in token_batches(lengths):
+                raw = model.encode([texts[index] for index in batch], batch_size=len(batch),
+                                   convert_to_numpy=True, normalize_embeddings=False,
+                                   show_progress_bar=False)
+                if vectors.shape[1] == 0:
+                    vectors = np.zeros((len(texts), raw.shape[1]), dtype=np.float32)
+                vectors[batch] = np.asarray(raw, dtype=np.float32)
+        return normalised(vectors)
+
+    @contextlib.contextmanager
+    def _precision(self) -> Iterator[None]:
+        if not self.bfloat16:
+            yield
+            return
+        import torch
+
+        if not _native_bfloat16(torch):
+            warnings.warn("this CPU has no native bfloat16 arithmetic: the torch-bf16 "
+                          "embedding backend runs emulated and slower than torch", stacklevel=3)
+        # One autocast region for the whole call: its cast of each weight is made once and
+        # reused by every batch.
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            yield
+
+
+def _native_bfloat16(torch: Any) -> bool:
+    """Whether oneDNN runs bfloat16 matrix products natively on this CPU."""
+    check = getattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", None)
+    return bool(check()) if check is not None else True
+
+
+def normalised(vectors: Vectors) -> Vectors:
+    """``vectors`` with each row scaled to length 1 (a zero row stays zero)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
 
 class OnnxEngine:
@@ -134,10 +175,8 @@ class OnnxEngine:
         """Length-sorted batches, each padded to its longest text, pooled and normalised."""
         tokenizer, session = self._parts()
         encoded = tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: -len(encoded[i].ids))
         vectors = np.zeros((len(texts), 0), dtype=np.float32)
-        for first in range(0, len(order), BATCH_SIZE):
-            batch = order[first:first + BATCH_SIZE]
+        for batch in token_batches([min(len(item.ids), self.window) for item in encoded]):
             width = min(max(len(encoded[i].ids) for i in batch), self.window)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             types = np.zeros_like(ids)
@@ -161,5 +200,4 @@ class OnnxEngine:
         else:
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+        return normalised(pooled)
