@@ -70,6 +70,9 @@ class _Parsed:
     and the manifest's parties."""
     named: tuple[str, ...]
     """The index's parties: the manifest's, then the names the front matter defines."""
+    inline: dict[int, tuple[str, ...]]
+    """``find_inline_definitions`` of each leaf's text outside contents, by ``id`` of its
+    draft (the outline holds the drafts, so the ids stay theirs), so it is searched once."""
 
 
 def node_id(doc_id: str, draft: Draft) -> str:
@@ -109,11 +112,12 @@ def _parse(document: Document) -> _Parsed:
     inline: dict[str, str] = {}
     opening: list[str] = []
     named: list[str] = []
+    found_in: dict[int, tuple[str, ...]] = {}
     for draft in outline.drafts:
         if draft.children or draft.is_toc_entry:
             continue
         text = document.text[draft.start:draft.end]
-        found = find_inline_definitions(text)
+        found = found_in[id(draft)] = find_inline_definitions(text)
         for term in found:
             inline.setdefault(term, node_id(document.doc_id, draft))
         if draft.start < _OPENING_CHARS:
@@ -128,7 +132,7 @@ def _parse(document: Document) -> _Parsed:
     listed = frozenset(d.full_reference for d in outline.drafts
                        if d.is_toc_entry and ":" in d.full_reference)
     return _Parsed(document, outline, keys, terms, listed, aliases, parties + document.parties,
-                   tuple(dict.fromkeys((*document.parties, *named))))
+                   tuple(dict.fromkeys((*document.parties, *named))), found_in)
 
 
 def _assemble(own: _Parsed, parents: list[_Parsed]) -> DocumentIndex:
@@ -186,7 +190,10 @@ def _leaf(draft: Draft, document: Document, own: _Parsed, parents: list[_Parsed]
                 bucket.append(reference.written)
                 continue
             resolved.extend(t for t in targets if t != this_id)
-    defines = tuple(dict.fromkeys(draft.defines + list(find_inline_definitions(text))))
+    inline = own.inline.get(id(draft))
+    if inline is None:
+        inline = find_inline_definitions(text)
+    defines = tuple(dict.fromkeys(draft.defines + list(inline)))
     uses = () if draft.is_toc_entry else term_index.uses(text, exclude=(this_id,))
     flags = extract_flags(text, defines=bool(defines), is_toc_entry=draft.is_toc_entry,
                           parties=own.parties)
@@ -201,7 +208,8 @@ def _leaf(draft: Draft, document: Document, own: _Parsed, parents: list[_Parsed]
         unresolved_references=tuple(dict.fromkeys(unresolved)),
         unfiled_references=tuple(dict.fromkeys(unfiled)),
         defines=defines, uses_definitions=uses, flags=flags,
-        keywords=() if draft.is_toc_entry else keywords(text, title=draft.title),
+        keywords=() if draft.is_toc_entry else keywords(text, title=draft.title,
+                                                        defines=inline),
         summary="" if draft.is_toc_entry else summarise(text, title=draft.title),
     )
 

@@ -38,6 +38,21 @@ _OPERATIVE_WORDS = re.compile(
     re.IGNORECASE)
 
 
+def _has_operative_words(text: str) -> bool:
+    """``_OPERATIVE_WORDS.search(text)``, skipping the regex where it cannot match.
+
+    The regex has no literal prefix, so it is tried at every character of every line. Each
+    alternative holds "therefore", "follow" or "hereby" ("agree" is in most lines, as
+    "Agreement"), and no character outside ASCII matches any of their letters
+    case-insensitively (only i, k and s have such partners: the dotless and dotted i, the
+    Kelvin sign, the long s), so every match leaves one of them in the lower-cased text.
+    """
+    lowered = text.lower()
+    if "therefore" not in lowered and "follow" not in lowered and "hereby" not in lowered:
+        return False
+    return _OPERATIVE_WORDS.search(text) is not None
+
+
 def _level_reference(number: tuple[int, ...], label: str) -> str:
     parens = "".join(re.findall(r"\([A-Za-z0-9]{1,4}\)", label))
     return ".".join(str(part) for part in number) + parens
@@ -93,7 +108,7 @@ def _add_toc(builder: OutlineBuilder, lines: list[Line], region: TocRegion) -> N
 def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
     line = lines[index]
     marker = line.marker
-    if _OPERATIVE_WORDS.search(line.text) and any(d.kind == "recitals" for d in builder.stack):
+    if _has_operative_words(line.text) and any(d.kind == "recitals" for d in builder.stack):
         builder.recitals_ended = True
     head = None
     if marker is None or marker.kind in LIST_KINDS:

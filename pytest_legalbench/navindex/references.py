@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pytest_legalbench.navindex.markers import roman_value
@@ -27,6 +28,19 @@ _ATTACHMENT = re.compile(
 )
 _MORE_ITEM = re.compile(
     r"(\d{1,4}(?:\.\d{1,4}){0,3}(?:\.[A-Z])?)?((?:\([A-Za-z0-9]{1,4}\))*)"
+)
+# The patterns above open with \b, so the engine gets no literal prefix and tries them at every
+# character. Each match starts with one of these literals (the pattern's first word, plurals
+# and "Sec." included, as written; the boundary is zero-width), so trying the pattern only
+# where its trigger matches finds the same matches. Alternatives led by plain literals give the
+# engine a set of first characters to skip ahead by.
+_NUMBERED_TRIGGER = re.compile(
+    r"Section|SECTION|Sec\.|Clause|clause|Paragraph|paragraph|Subsection|subsection"
+    r"|Subparagraph|subparagraph|§"
+)
+_ARTICLE_TRIGGER = re.compile(r"Article|ARTICLE")
+_ATTACHMENT_TRIGGER = re.compile(
+    r"Schedule|Exhibit|Annex|Appendix|Attachment|Addendum|SCHEDULE|EXHIBIT|ANNEX|APPENDIX"
 )
 # What follows a reference: "of the Agreement", "under ERISA", "of the Internal Revenue Code".
 _TARGET = re.compile(
@@ -147,20 +161,39 @@ def instrument_names(self_names: list[str], parent_names: list[str], *,
     return Instrument(frozenset(own), frozenset(parent - own), has_parent)
 
 
+def _matches(pattern: re.Pattern[str], trigger: re.Pattern[str], text: str
+             ) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern.finditer(text)``, trying ``pattern`` only where ``trigger``
+    matches; every match of ``pattern`` must start where ``trigger`` matches.
+
+    Like ``finditer``: the leftmost match from the end of the previous one, since every
+    trigger position in between is tried in order (and ``match`` at a position sees the text
+    before it, so boundaries read the same). The patterns never match empty.
+    """
+    at = 0
+    while (hit := trigger.search(text, at)) is not None:
+        match = pattern.match(text, hit.start())
+        if match is None:
+            at = hit.start() + 1
+            continue
+        yield match
+        at = match.end()
+
+
 def find_references(text: str, instrument: Instrument) -> list[Reference]:
     """Return the explicit references in ``text`` in order of appearance."""
     found: list[tuple[int, int, str, tuple[str, ...]]] = []
-    for match in _NUMBERED.finditer(text):
+    for match in _matches(_NUMBERED, _NUMBERED_TRIGGER, text):
         expanded = _expand(match.group("first"), match.group("more") or "")
         keys = tuple(canonical_key(key) for key in expanded)
         found.append((match.start(), match.end(), match.group(0).strip(), keys))
-    for match in _ARTICLE.finditer(text):
+    for match in _matches(_ARTICLE, _ARTICLE_TRIGGER, text):
         first = match.group("first")
         value = int(first) if first.isdigit() else roman_value(first)
         if value is None:
             continue
         found.append((match.start(), match.end(), match.group(0), (f"article:{value}",)))
-    for match in _ATTACHMENT.finditer(text):
+    for match in _matches(_ATTACHMENT, _ATTACHMENT_TRIGGER, text):
         word, first = match.group("word").lower(), match.group("first")
         if word == "exhibit" and _SEC_EXHIBIT.match(first):
             continue

@@ -19,7 +19,9 @@ _LAWS_OF = (
     rf"(?:{_REGION}\s+(?i:of)\s+)?"
     rf"|(?i:laws?\s+{_REGION}\s+of)\s+"
 )
-_GOVERN_VERB = r"\b(?i:governed|construed|interpreted|enforced|controlled|determined|applied)\b"
+_GOVERN_WORDS = ("governed", "construed", "interpreted", "enforced", "controlled", "determined",
+                 "applied")
+_GOVERN_VERB = rf"\b(?i:{'|'.join(_GOVERN_WORDS)})\b"
 _THEREOF = r"(?i:laws?\s+(?:thereof|of\s+(?:such|said|that|this)\s+(?:state|jurisdiction|country)))"
 
 # Each pattern captures the place in group 1; only governing-law wording counts, so
@@ -42,6 +44,15 @@ _JURISDICTION_PATTERNS = (
         rf"(?:{_LAWS_OF}){_PLACE}"
     ),
 )
+# Words one of which every match of the pattern at the same place above holds, compared with
+# the lower-cased text: a pattern is only run over a window that holds one. Lower-casing reads
+# a case-insensitive match exactly, except where a character outside ASCII folds to a letter
+# (the long s to "s", the dotless and dotted i to "i", the Kelvin sign to "k"); text holding
+# one is never gated.
+_JURISDICTION_GATES = (
+    _GOVERN_WORDS, _GOVERN_WORDS, ("govern", "appl"), ("govern",), ("governing",), ("subject",),
+)
+_FOLDING_TO_ASCII = "\u017f\u0131\u0130\u212a"
 _GOVERNED_BY_THEREOF = re.compile(rf"{_GOVERN_VERB}[^.;]{{0,120}}?\b{_THEREOF}")
 _NAMED_REGION = re.compile(rf"\b(?i:state|commonwealth|province|territory)\s+(?i:of)\s+{_PLACE}")
 _REGION_PREFIX = re.compile(rf"^(?:(?i:the)\s+)?(?:(?i:federal)\s+)?{_REGION}\s+(?i:of)\s+")
@@ -106,10 +117,10 @@ def _title_word(word: str) -> str:
     return word.lower() if word.lower() in ("of", "and") else word.capitalize()
 
 
-def _law_windows(text: str) -> list[tuple[int, int]]:
-    """Merged spans around each "law": every governing-law pattern falls inside one."""
+def _law_windows(text: str, lower: str) -> list[tuple[int, int]]:
+    """Merged spans around each "law" (``lower`` is ``text`` lower-cased): every governing-law
+    pattern falls inside one."""
     windows: list[tuple[int, int]] = []
-    lower = text.lower()
     if len(lower) != len(text):
         # Rare characters change length when lower-cased; positions would not line up.
         return [(0, len(text))]
@@ -130,15 +141,24 @@ def _sentence_before(text: str, position: int) -> str:
     return text[start:position]
 
 
-def _candidates(text: str, start: int, end: int) -> list[tuple[int, str]]:
-    """Governing-law places named in ``text[start:end]``, with their positions."""
+def _holds(window: str | None, words: tuple[str, ...]) -> bool:
+    """Whether the lower-cased ``window`` holds one of ``words`` (always, ungated: None)."""
+    return window is None or any(word in window for word in words)
+
+
+def _candidates(text: str, start: int, end: int, window: str | None) -> list[tuple[int, str]]:
+    """Governing-law places named in ``text[start:end]``, with their positions; ``window`` is
+    that span lower-cased to gate the patterns, or None to run them all."""
     found: list[tuple[int, str]] = []
-    for match in _GOVERNED_BY_THEREOF.finditer(text, start, end):
-        regions = _NAMED_REGION.findall(text, max(match.start() - 300, start), match.end())
-        place = _normalise_place(regions[-1]) if regions else None
-        if place:
-            found.append((match.start(), place))
-    for pattern in _JURISDICTION_PATTERNS:
+    if _holds(window, _GOVERN_WORDS):
+        for match in _GOVERNED_BY_THEREOF.finditer(text, start, end):
+            regions = _NAMED_REGION.findall(text, max(match.start() - 300, start), match.end())
+            place = _normalise_place(regions[-1]) if regions else None
+            if place:
+                found.append((match.start(), place))
+    for pattern, gate in zip(_JURISDICTION_PATTERNS, _JURISDICTION_GATES, strict=True):
+        if not _holds(window, gate):
+            continue
         for match in pattern.finditer(text, start, end):
             if _FIELD_OF_LAW.search(text, match.start(), match.start(1)):
                 continue
@@ -156,8 +176,11 @@ def _candidates(text: str, start: int, end: int) -> list[tuple[int, str]]:
 def jurisdiction(text: str) -> str | None:
     """Return the governing-law jurisdiction ("New York"), or None without a governing-law clause."""
     weights: dict[str, int] = {}
-    for start, end in _law_windows(text):
-        for position, place in sorted(_candidates(text, start, end)):
+    lower = text.lower()
+    gated = len(lower) == len(text) and not any(char in text for char in _FOLDING_TO_ASCII)
+    for start, end in _law_windows(text, lower):
+        window = lower[start:end] if gated else None
+        for position, place in sorted(_candidates(text, start, end, window)):
             about = _ABOUT_THE_CONTRACT.search(_sentence_before(text, position).lower())
             weights[place] = weights.get(place, 0) + (3 if about else 1)
     if not weights:
