@@ -2,9 +2,11 @@
 
 Retrieval's linear algebra is a query against a few thousand unit vectors at a time: one
 thread does each product faster than a pool that wakes for it, and OpenBLAS's idle threads
-spin on every core between calls. Measured on the full offline replay at ``-n 0`` (2 cores):
-9.1-9.7 s with one thread against 10.9-12.6 s with the default pool, at half the CPU time.
-Torch's own thread pool (embedding) is another library and keeps its threads.
+spin on every core between calls. Measured on the full offline replay at ``-n 0`` on 2 cores,
+three runs each way, interleaved: 9.8-13.7 CPU seconds with one thread against 19.4-21.8 with
+the default pool of two, wall time within the machine's noise (9.7-13.7 s against 12.2-13.2
+s); on a busy machine the spinning thread takes a core from other work. Torch's own thread
+pool (embedding) is another library and keeps its threads.
 """
 
 from __future__ import annotations
