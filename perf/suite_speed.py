@@ -1,10 +1,10 @@
 """How long the replayed benchmark takes in pytest: cold (an empty cache folder) and warm, at
 ``-n 0`` and ``-n 2``, for the default job and the full replay of the offline QA modes.
 
-Run: ``.venv/bin/python perf/suite_speed.py [--tree DIR ...] [--full] [--json OUT]``. Each
-``--tree`` is a checkout (a ``git worktree`` of another commit) run with its package first on
-``PYTHONPATH``, so two versions are timed back to back in one run on the same load; the
-default is this checkout alone. Every run replays the committed cassettes (corpus from
+Run: ``.venv/bin/python perf/suite_speed.py [--tree DIR ...] [--full] [--repeats N]
+[--json OUT]``. Each ``--tree`` is a checkout (a ``git worktree`` of another commit) run with
+its package first on ``PYTHONPATH``, so two versions are timed back to back in one run on the
+same load; the default is this checkout alone. Every run replays the committed cassettes (corpus from
 $LEGALBENCH_CORPUS_DIR, else ../shared/corpus) and the digest of the summary it prints is
 kept, so identical results are seen as identical. Compiled bytecode is written and reused, as
 Python does by default (PYTHONDONTWRITEBYTECODE, set on some machines, is removed for the runs,
@@ -20,6 +20,7 @@ import argparse
 import hashlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,21 +82,33 @@ def run_once(tree: Path, modes: tuple[str, ...], workers: int, cache: Path,
 
 
 def measure(tree: Path, modes: tuple[str, ...], label: str,
-            logs: Path | None) -> dict[str, object]:
-    """Cold then warm at -n 0 and -n 2 for one tree and one set of modes."""
+            logs: Path | None, repeats: int = 1) -> dict[str, object]:
+    """Cold then warm at -n 0 and -n 2 for one tree and one set of modes; with ``repeats``
+    above 1, that many more warm pairs, -n 0 and -n 2 interleaved, whose median ratio is the
+    one to read on a machine whose runs vary by a quarter."""
     result: dict[str, object] = {"tree": str(tree), "job": label}
-    for workers in (0, 2):
-        with tempfile.TemporaryDirectory(prefix="legalbench-speed-") as folder:
-            cache = Path(folder)
+    with tempfile.TemporaryDirectory(prefix="legalbench-speed-") as folder:
+        for workers in (0, 2):
+            # One cache per worker count, so each "cold" starts empty.
+            cache = Path(folder) / f"n{workers}"
             for phase in ("cold", "warm"):
                 key = f"{phase}_n{workers}"
                 log = logs / f"{tree.name}-{label}-{key}.log" if logs else None
                 result[key] = run_once(tree, modes, workers, cache, log)
                 print(json.dumps({label: {key: result[key]}}), flush=True)
-    times = {key: value["seconds"] for key, value in result.items()
-             if isinstance(value, dict)}
-    result["warm_n0_over_n2"] = round(times["warm_n0"] / times["warm_n2"], 2)
-    result["cold_over_warm_n2"] = round(times["cold_n2"] / times["warm_n2"], 2)
+        times = {key: value["seconds"] for key, value in result.items()
+                 if isinstance(value, dict)}
+        result["warm_n0_over_n2"] = round(times["warm_n0"] / times["warm_n2"], 2)
+        result["cold_over_warm_n2"] = round(times["cold_n2"] / times["warm_n2"], 2)
+        if repeats > 1:
+            pairs = [(run_once(tree, modes, 0, Path(folder) / "n0")["seconds"],
+                      run_once(tree, modes, 2, Path(folder) / "n2")["seconds"])
+                     for _ in range(repeats)]
+            ratios = [float(str(n0)) / float(str(n2)) for n0, n2 in pairs]
+            result["warm_pairs_n0_n2"] = pairs
+            result["warm_pair_ratios"] = [round(r, 2) for r in ratios]
+            result["median_warm_pair_ratio"] = round(statistics.median(ratios), 2)
+            print(json.dumps({label: {"warm_pairs_n0_n2": pairs}}), flush=True)
     return result
 
 
@@ -106,6 +119,8 @@ def main() -> int:
     parser.add_argument("--full", action="store_true", help="also the full offline replay")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--logs", type=Path, help="folder for each run's pytest output")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="warm -n 0 / -n 2 pairs to time after the first (median ratio)")
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [HERE])]
     if args.logs:
@@ -117,7 +132,7 @@ def main() -> int:
     jobs = [("default", DEFAULT_MODES)] + ([("full", FULL_MODES)] if args.full else [])
     for label, modes in jobs:
         for tree in trees:
-            runs.append(measure(tree, modes, label, args.logs))
+            runs.append(measure(tree, modes, label, args.logs, args.repeats))
     report["runs"] = runs
     report["load_after"] = machine_load()
     print(report["load_after"], flush=True)
