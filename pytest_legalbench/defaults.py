@@ -36,6 +36,9 @@ CORPUS_ENV = "LEGALBENCH_CORPUS_DIR"
 #: The hard cap on nodes one navindex scan may select (SPEC §4).
 MAX_SCAN_NODES = 10
 
+#: The longest passage (characters) a GANDR claim audit cites, unless configured otherwise.
+DEFAULT_PASSAGE_CHARS = 2000
+
 #: Context window assumed for the answering model unless configured otherwise.
 DEFAULT_CONTEXT_WINDOW = 200_000
 

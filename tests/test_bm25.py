@@ -53,6 +53,28 @@ def test_scores_equal_rank_bm25_for_any_corpus(texts: list[list[str]],
                        rtol=1e-9, atol=1e-9)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=12), st.lists(st.sampled_from("abcdefghij"),
+                                                             max_size=12))
+def test_scores_are_the_sparse_product_to_the_bit(texts: list[list[str]],
+                                                  query: list[str]) -> None:
+    from collections import Counter
+
+    from scipy.sparse import csr_matrix  # type: ignore[import-untyped]
+
+    filled = [t or ["\0"] for t in texts]
+    ours = SparseBM25(filled)
+    # The scorer's own rows as a scipy matrix, scored the way it was before scipy left.
+    matrix = csr_matrix((ours._weights, ours._texts, ours._starts),
+                        shape=(len(ours.vocabulary), ours.size))
+    wanted = Counter(word for word in query if word in ours.vocabulary)
+    rows = [ours.vocabulary[word] for word in wanted]
+    factors = np.asarray([wanted[word] for word in wanted], dtype=np.float64) * ours.idf[rows]
+    expected = (np.asarray(matrix[rows].T @ factors).reshape(ours.size) if rows
+                else np.zeros(ours.size))
+    assert ours.scores(query).tolist() == expected.tolist()
+
+
 def test_the_lexical_index_keeps_its_rows_and_rounds() -> None:
     index = LexicalIndex(TEXTS)
     scores = index.scores("Territory United States")

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 
 def _run(code: str) -> str:
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
@@ -47,3 +49,35 @@ def test_garbage_left_at_exit_is_still_finalised() -> None:
         del node
         """)
     assert out.splitlines() == ["finalised"]
+
+
+_FREEZE_PROBE = """
+import gc
+from pathlib import Path
+
+def pytest_configure(config):
+    config.frozen_at_start = gc.get_freeze_count()
+
+def pytest_unconfigure(config):
+    worker = getattr(config, "workerinput", {}).get("workerid", "main")
+    grew = gc.get_freeze_count() > config.frozen_at_start
+    Path(config.rootpath, f"frozen-{worker}").write_text(str(grew))
+"""
+
+
+def test_an_xdist_worker_settles_its_heap_at_session_end(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FREEZE_PROBE)
+    pytester.makepyfile("def test_one():\n    pass\n\ndef test_two():\n    pass\n")
+    pytester.runpytest("-n", "2").assert_outcomes(passed=2)
+    for worker in ("gw0", "gw1"):
+        assert (pytester.path / f"frozen-{worker}").read_text() == "True"
+    # The controller runs in this process, which outlives the session: never frozen.
+    assert (pytester.path / "frozen-main").read_text() == "False"
+
+
+def test_a_session_without_workers_freezes_nothing_before_exit(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_FREEZE_PROBE)
+    pytester.makepyfile("def test_one():\n    pass\n")
+    pytester.runpytest().assert_outcomes(passed=1)
+    assert (pytester.path / "frozen-main").read_text() == "False"

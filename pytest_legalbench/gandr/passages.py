@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from pytest_legalbench.defaults import DEFAULT_PASSAGE_CHARS
 from pytest_legalbench.navindex.node import DocumentIndex, Node
 from pytest_legalbench.vectors.lexical_index import LexicalIndex, tokenise
 
@@ -21,7 +22,6 @@ from pytest_legalbench.vectors.lexical_index import LexicalIndex, tokenise
 #: parties' names (which every question carries) without stating any term.
 _SKIPPED_KINDS = frozenset({"toc", "toc_entry", "signature"})
 _MIN_WORDS = 5
-DEFAULT_PASSAGE_CHARS = 2000
 
 
 @dataclass(frozen=True)

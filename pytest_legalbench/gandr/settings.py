@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_legalbench.gandr.passages import DEFAULT_PASSAGE_CHARS
+from pytest_legalbench.defaults import DEFAULT_PASSAGE_CHARS
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_legalbench.ingest.manifest import available_profiles
-from pytest_legalbench.llm.client import BackendConfigError, resolve_backend
+from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.preflight_hooks import check_report_folder, checked_cases

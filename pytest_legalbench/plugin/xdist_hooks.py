@@ -1,4 +1,5 @@
-"""xdist wiring: workers share the machine's cores, and a question's items share a worker.
+"""xdist wiring: workers share the machine's cores, a question's items share a worker, and a
+worker's heap is frozen for its exit.
 
 The hooks are xdist's, marked optional, so they lie idle where pytest-xdist is not installed.
 The schedulers live in ``plugin.question_scheduling``.
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_legalbench.plugin.hooks import SETTINGS_KEY
+from pytest_legalbench.run.process_exit import settle_worker
 
 #: Thread-pool sizes numpy's BLAS (and OpenMP code) read when a worker first imports them.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -34,6 +36,13 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: Sequence[Any]) -> None
         for name in THREAD_VARIABLES:
             if name not in os.environ:
                 spec.env.setdefault(name, str(threads))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # workerinput marks a pytest-xdist worker, whose process ends with this session.
+    if hasattr(session.config, "workerinput"):
+        settle_worker()
 
 
 @pytest.hookimpl(optionalhook=True)

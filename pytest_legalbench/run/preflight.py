@@ -12,7 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_legalbench.ingest.questions import Question, QuestionFileError, load_question
+from pytest_legalbench.ingest.questions import (
+    Evidence,
+    Question,
+    QuestionFileError,
+    load_question,
+)
 from pytest_legalbench.results.evidence import quote_spans
 
 _FIELD = re.compile(r"field(?:\(s\))? '?(\w+)")
@@ -88,20 +93,25 @@ def check_evidence(questions: Sequence[Question], texts: Mapping[str, str]) -> l
     """Every evidence quote that names a document the corpus lacks, or is not in its text."""
     problems = []
     for question in questions:
-        path = Path(question.path)
         for evidence in question.evidence:
-            words = evidence.quote.split()
-            # Its first words, which a folded YAML scalar keeps on one line.
-            line = _line_of(path, r"\s+".join(map(re.escape, words[:4])) if words
-                            else r"^evidence\s*:")
-            where = f"{question.path}:{line}"
             if evidence.doc_id not in texts:
-                problems.append(Problem(where, f"evidence names document {evidence.doc_id!r}, "
-                                               f"which the corpus does not hold"))
+                problems.append(Problem(_where(question, evidence),
+                                        f"evidence names document {evidence.doc_id!r}, "
+                                        f"which the corpus does not hold"))
             elif not quote_spans(evidence, texts[evidence.doc_id]):
-                problems.append(Problem(where, f"evidence quote {evidence.quote[:60]!r} is not "
-                                               f"in document {evidence.doc_id!r}"))
+                problems.append(Problem(_where(question, evidence),
+                                        f"evidence quote {evidence.quote[:60]!r} is not "
+                                        f"in document {evidence.doc_id!r}"))
     return problems
+
+
+def _where(question: Question, evidence: Evidence) -> str:
+    """The file and line of an evidence entry, found only for a problem (it reads the file)."""
+    words = evidence.quote.split()
+    # Its first words, which a folded YAML scalar keeps on one line.
+    line = _line_of(Path(question.path), r"\s+".join(map(re.escape, words[:4])) if words
+                    else r"^evidence\s*:")
+    return f"{question.path}:{line}"
 
 
 def check_report_folder(folder: Path) -> Problem | None:
