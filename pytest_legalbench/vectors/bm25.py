@@ -4,9 +4,10 @@ rank_bm25 scores a query by walking every document's term dictionary once per qu
 which is seconds on a corpus of 57,000 provisions. Here the per-term, per-text weights
 ``tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / mean length))`` are computed once into a
 term-by-text sparse matrix (compressed rows, kept as three numpy arrays), and a query adds,
-for each of its words, that word's row times its count and idf. The parameters and the idf floor are rank_bm25's: ``k1 = 1.5``, ``b = 0.75``,
-and a word in more than half the texts (negative idf) gets ``epsilon * mean idf`` with
-``epsilon = 0.25``. A query word counts as often as it is written, as in rank_bm25.
+for each of its words, that word's row times its count and idf. The parameters and the idf
+floor are rank_bm25's: ``k1 = 1.5``, ``b = 0.75``, and a word in more than half the texts
+(negative idf) gets ``epsilon * mean idf`` with ``epsilon = 0.25``. A query word counts as
+often as it is written, as in rank_bm25.
 """
 
 from __future__ import annotations
