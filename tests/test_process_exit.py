@@ -65,19 +65,27 @@ def pytest_unconfigure(config):
 """
 
 
-def test_an_xdist_worker_settles_its_heap_at_session_end(pytester: pytest.Pytester) -> None:
+@pytest.fixture
+def probe(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A pytester folder whose conftest records, per process, whether the heap was frozen."""
+    # pytester runs in a temp dir, where a relative corpus folder would not resolve; these
+    # sessions read no corpus.
+    monkeypatch.delenv("LEGALBENCH_CORPUS_DIR", raising=False)
     pytester.makeconftest(_FREEZE_PROBE)
-    pytester.makepyfile("def test_one():\n    pass\n\ndef test_two():\n    pass\n")
-    pytester.runpytest("-n", "2").assert_outcomes(passed=2)
+    return pytester
+
+
+def test_an_xdist_worker_settles_its_heap_at_session_end(probe: pytest.Pytester) -> None:
+    probe.makepyfile("def test_one():\n    pass\n\ndef test_two():\n    pass\n")
+    probe.runpytest("-n", "2").assert_outcomes(passed=2)
     for worker in ("gw0", "gw1"):
-        assert (pytester.path / f"frozen-{worker}").read_text() == "True"
+        assert (probe.path / f"frozen-{worker}").read_text() == "True"
     # The controller runs in this process, which outlives the session: never frozen.
-    assert (pytester.path / "frozen-main").read_text() == "False"
+    assert (probe.path / "frozen-main").read_text() == "False"
 
 
 def test_a_session_without_workers_freezes_nothing_before_exit(
-        pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(_FREEZE_PROBE)
-    pytester.makepyfile("def test_one():\n    pass\n")
-    pytester.runpytest().assert_outcomes(passed=1)
-    assert (pytester.path / "frozen-main").read_text() == "False"
+        probe: pytest.Pytester) -> None:
+    probe.makepyfile("def test_one():\n    pass\n")
+    probe.runpytest().assert_outcomes(passed=1)
+    assert (probe.path / "frozen-main").read_text() == "False"
