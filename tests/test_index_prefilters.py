@@ -15,6 +15,11 @@ _TEXT = (
     "Sec. 4 and subparagraph (ii). NOW, THEREFORE, the parties hereby agree as follows:"
 )
 
+#: Each reference pattern with the trigger it is tried behind.
+_PREFILTERED = ((references._NUMBERED, references._NUMBERED_TRIGGER),
+                (references._ARTICLE, references._ARTICLE_TRIGGER),
+                (references._ATTACHMENT, references._ATTACHMENT_TRIGGER))
+
 
 def test_gate_letters_have_no_partners_outside_ascii() -> None:
     # The lower-case gates rely on this: only i, k and s fold to characters outside ASCII.
@@ -26,9 +31,7 @@ def test_gate_letters_have_no_partners_outside_ascii() -> None:
 
 
 def test_reference_prefilter_finds_what_finditer_finds() -> None:
-    for pattern, trigger in ((references._NUMBERED, references._NUMBERED_TRIGGER),
-                             (references._ARTICLE, references._ARTICLE_TRIGGER),
-                             (references._ATTACHMENT, references._ATTACHMENT_TRIGGER)):
+    for pattern, trigger in _PREFILTERED:
         for start in range(len(_TEXT)):
             text = _TEXT[start:]
             expected = [m.span() for m in pattern.finditer(text)]
@@ -56,8 +59,6 @@ _FRAGMENTS = ("Section", "SECTIONS", "Sec.", "clauses", "Paragraph", "subsection
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40))
 def test_reference_prefilter_equals_finditer_on_any_text(parts: list[str]) -> None:
     text = "".join(parts)
-    for pattern, trigger in ((references._NUMBERED, references._NUMBERED_TRIGGER),
-                             (references._ARTICLE, references._ARTICLE_TRIGGER),
-                             (references._ATTACHMENT, references._ATTACHMENT_TRIGGER)):
+    for pattern, trigger in _PREFILTERED:
         assert [m.span() for m in references._matches(pattern, trigger, text)] == \
             [m.span() for m in pattern.finditer(text)]
