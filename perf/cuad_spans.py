@@ -20,11 +20,12 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from measuring import corpus_dir
 
 from pytest_legalbench.commands.cli import main as legalbench
 from pytest_legalbench.spans.benchmark_file import benchmark_to_json
@@ -33,12 +34,6 @@ from pytest_legalbench.spans.cuad_import import import_cuad
 MODES = ("navembed:embed", "navembed:embed+xref", "navembed:hybrid", "navembed:chunks",
          "navembed:titles", "navindex")
 BUDGETS = (4_000, 32_000)
-
-
-def _corpus_dir() -> Path:
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return (Path(configured) if configured
-            else Path(__file__).resolve().parents[2] / "shared" / "corpus")
 
 
 def _spans(benchmark: Path, corpus: Path, mode: str, budget: int,
@@ -67,7 +62,7 @@ def main() -> int:
     parser.add_argument("--modes", nargs="+", default=list(MODES))
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
-    corpus = _corpus_dir()
+    corpus = corpus_dir()
     started = time.perf_counter()
     benchmark, report = import_cuad(corpus)
     print(f"imported in {time.perf_counter() - started:.1f} s: "

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from measuring import corpus_dir
 
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.unit_space import contextual_group
@@ -42,16 +43,10 @@ from pytest_legalbench.vectors.embedding import Embedder, packaged_model_path
 RECALL_MODES = ("navembed:closure", "navembed:hybrid", "navembed:embed")
 
 
-def _corpus_dir() -> Path:
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return (Path(configured) if configured
-            else Path(__file__).resolve().parents[2] / "shared" / "corpus")
-
-
 def cuad_groups(every: int) -> list[list[Piece]]:
     """navembed's pieces for every ``every``-th CUAD contract, one group per contract."""
     cache = resolve_cache_dir(os.environ.get("LEGALBENCH_CACHE_DIR"))
-    documents = load_documents(Selection("cuad"), corpus_dir=_corpus_dir(), cache_dir=cache)
+    documents = load_documents(Selection("cuad"), corpus_dir=corpus_dir(), cache_dir=cache)
     indexes = build_indexes(documents, cache_dir=cache)[::every]
     context = UnitContext(indexes)
     return [contextual_group(unit_nodes(index), context) for index in indexes]
@@ -94,7 +89,7 @@ def _threads(backend: str) -> int:
 def recall(backend: str) -> dict[str, object]:
     """``legalbench evaluate`` of the embedding strategies under ``backend``."""
     command = [sys.executable, "-m", "pytest_legalbench.commands.cli", "evaluate", "-q",
-               "--json", "--corpus-dir", str(_corpus_dir()), "--embedding-backend", backend,
+               "--json", "--corpus-dir", str(corpus_dir()), "--embedding-backend", backend,
                *(part for mode in RECALL_MODES for part in ("--mode", mode))]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     report = json.loads(done.stdout)

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from statistics import fmean
 
+from measuring import corpus_dir
+
 from pytest_legalbench.files.locations import question_sets_dir
 from pytest_legalbench.gandr.passages import PassageIndex, node_passages
 from pytest_legalbench.gandr.settings import GandrSettings
@@ -30,11 +32,6 @@ from pytest_legalbench.results.evidence import normalise
 from pytest_legalbench.tokens import estimate_tokens
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _corpus_dir() -> Path:
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return Path(configured) if configured else REPO.parent / "shared" / "corpus"
 
 
 def retrieval_recall(corpus: Path) -> None:
@@ -81,7 +78,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[0, 2])
     args = parser.parse_args()
-    corpus = _corpus_dir()
+    corpus = corpus_dir()
     retrieval_recall(corpus)
     lines: list[str] = []
     for workers in args.workers:

@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measuring import commit
+
 
 def _index(checkout: Path, profile: str, out: Path) -> float:
     """Index ``profile`` with ``checkout``'s package into ``out``; return the seconds taken."""
@@ -57,18 +59,12 @@ def main() -> int:
         found = [compare(args.before.resolve(), args.after.resolve(), profile.strip(),
                          Path(scratch)) for profile in args.profiles.split(",") if profile.strip()]
     report = {"before": str(args.before.resolve()), "after": str(args.after.resolve()),
-              "commits": {"before": _commit(args.before), "after": _commit(args.after)},
+              "commits": {"before": commit(args.before), "after": commit(args.after)},
               "profiles": found}
     print(json.dumps(report, indent=1))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0
-
-
-def _commit(checkout: Path) -> str:
-    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False)
-    return done.stdout.strip()
 
 
 if __name__ == "__main__":

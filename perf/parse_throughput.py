@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from measuring import peak_rss_mb
+
 from pytest_legalbench.ingest.decoding import read_document
 from pytest_legalbench.ingest.doc_ids import doc_id_for
 from pytest_legalbench.ingest.document import Document
@@ -56,11 +58,6 @@ def _parse_and_flag(documents: list[Document]) -> int:
     return leaves
 
 
-def _peak_rss_mb() -> float:
-    # ru_maxrss is in kilobytes on Linux.
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1)
-
-
 def _fresh_parallel_s(docs: Path, runs: int = 3) -> list[float]:
     """Seconds of ``build_parallel`` in ``runs`` fresh processes (reading not timed)."""
     seconds = []
@@ -88,11 +85,11 @@ def main() -> int:
     started = time.perf_counter()
     leaves = _parse_and_flag(documents)
     parse_s = time.perf_counter() - started
-    rss_before = _peak_rss_mb()
+    rss_before = peak_rss_mb()
     started = time.perf_counter()
     indexes = build_corpus(documents)
     build_s = time.perf_counter() - started
-    peak_serial = _peak_rss_mb()
+    peak_serial = peak_rss_mb()
     started = time.perf_counter()
     parallel = build_parallel(documents)
     parallel_s = time.perf_counter() - started
@@ -108,7 +105,7 @@ def main() -> int:
         "parallel_build_s": round(parallel_s, 2),
         "parallel_speedup": round(build_s / parallel_s, 2),
         "parallel_equals_serial": parallel == indexes,
-        "peak_rss_mb_after_parallel_build": _peak_rss_mb(),
+        "peak_rss_mb_after_parallel_build": peak_rss_mb(),
         "peak_rss_mb_largest_worker": round(
             resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e3, 1),
     }

@@ -40,6 +40,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from measuring import commit, corpus_dir
+
 if TYPE_CHECKING:
     from pytest_legalbench.navindex.node import DocumentIndex
 
@@ -50,15 +52,9 @@ SOURCES = {
 Row = dict[str, Any]
 
 
-def _corpus_dir() -> Path:
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return (Path(configured) if configured
-            else Path(__file__).resolve().parents[2] / "shared" / "corpus")
-
-
 def one_line(source: str, characters: int) -> str:
     """The source document on one line (breaks as spaces), repeated to ``characters``."""
-    text = (_corpus_dir() / SOURCES[source]).read_text(encoding="utf-8").replace("\n", " ")
+    text = (corpus_dir() / SOURCES[source]).read_text(encoding="utf-8").replace("\n", " ")
     copies = characters // (len(text) + 1) + 1
     return (" ".join([text] * copies))[:characters]
 
@@ -200,7 +196,7 @@ def main() -> int:
 
     paths = [Path(p.strip()).resolve() for p in args.checkouts.split(",") if p.strip()] or \
         [Path(pytest_legalbench.__file__).resolve().parents[1]]
-    checkouts = {_commit(path): path for path in paths}
+    checkouts = {commit(path): path for path in paths}
     report: Row = {"checkouts": {label: str(path) for label, path in checkouts.items()},
                    "cpus": len(os.sched_getaffinity(0)), "load_before": os.getloadavg()}
     for source in [s.strip() for s in args.sources.split(",") if s.strip()]:
@@ -211,16 +207,6 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0
-
-
-def _commit(checkout: Path) -> str:
-    """The checkout's commit, marked when its package differs from it."""
-    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False)
-    dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--",
-                            "pytest_legalbench"], capture_output=True, text=True,
-                           check=False).stdout
-    return done.stdout.strip() + ("+uncommitted" if dirty.strip() else "")
 
 
 if __name__ == "__main__":

@@ -20,17 +20,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from measuring import corpus_dir
+
 from pytest_legalbench.ingest.loading import load_profile
 from pytest_legalbench.llm.prompts import answer_system, answer_user, document_block
 from pytest_legalbench.reference_backend import ReferenceBackend
 from pytest_legalbench.tokens import estimate_tokens
 
 QUESTION = "What is the Territory under the distributor agreement, as amended?"
-
-
-def _corpus_dir() -> Path:
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return Path(configured) if configured else Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def _minilm_tokens(texts: list[str]) -> int:
@@ -54,7 +51,7 @@ def measure(profile: str, repeats: int) -> dict[str, Any]:
     """Send the inject request ``repeats`` + 1 times and count its tokens."""
     import anthropic
 
-    documents = load_profile(profile, _corpus_dir(), allow_download=False)
+    documents = load_profile(profile, corpus_dir(), allow_download=False)
     block = document_block((d.doc_id, d.title, d.text) for d in documents)
     system: list[Any] = [{"type": "text", "text": answer_system()},
                          {"type": "text", "text": block, "cache_control": {"type": "ephemeral"}}]

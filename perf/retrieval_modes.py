@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from measuring import corpus_dir
 
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.llm.client import ClientConfig, ModelClient
@@ -42,12 +43,6 @@ QUESTIONS = (
     "Which state's law governs the unit purchase agreement?",
     "How may either party terminate the distributor agreement?",
 )
-
-
-def _corpus_dir() -> Path:
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return (Path(configured) if configured
-            else Path(__file__).resolve().parents[2] / "shared" / "corpus")
 
 
 def _timed_build(spec: str, corpus: Corpus, settings: ModeSettings,
@@ -88,7 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="legalbench-perf-"))
 
-    documents = load_documents(Selection(profile=args.profile), corpus_dir=_corpus_dir(),
+    documents = load_documents(Selection(profile=args.profile), corpus_dir=corpus_dir(),
                                cache_dir=cache)
     started = time.perf_counter()
     indexes = build_indexes(documents, cache_dir=None)

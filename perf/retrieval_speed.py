@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measuring import corpus_dir
+
 from pytest_legalbench.files.locations import question_sets_dir
 from pytest_legalbench.ingest.questions import load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
@@ -36,12 +38,6 @@ from pytest_legalbench.plugin.values import resolve_cache_dir
 from pytest_legalbench.run.query import query_session
 from pytest_legalbench.vectors.bm25 import SparseBM25
 from pytest_legalbench.vectors.lexical_index import stemmed
-
-
-def _corpus_dir() -> Path:
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return (Path(configured) if configured
-            else Path(__file__).resolve().parents[2] / "shared" / "corpus")
 
 
 def _ms(seconds: float) -> float:
@@ -133,7 +129,7 @@ def main() -> int:
     parser.add_argument("--skip-cuad", action="store_true")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    corpus = _corpus_dir()
+    corpus = corpus_dir()
     cache = resolve_cache_dir(os.environ.get("LEGALBENCH_CACHE_DIR"))
     report: dict[str, object] = {}
     if not args.skip_cuad:

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measuring import corpus_dir, machine_load
+
 HERE = Path(__file__).resolve().parents[1]
 #: The default job (README command 1): its own default modes.
 DEFAULT_MODES: tuple[str, ...] = ()
@@ -39,18 +41,6 @@ PYCACHE = Path(tempfile.gettempdir()) / "legalbench-speed-pycache"
 #: Every offline QA mode with committed cassettes but titles (which a model picks for).
 FULL_MODES = ("navembed", "navembed:embed", "navembed:hybrid", "navembed:embed+xref",
               "navembed:chunks", "navindex", "navagent")
-
-
-def corpus_dir() -> Path:
-    """The corpus mirror: $LEGALBENCH_CORPUS_DIR, else ../shared/corpus."""
-    configured = os.environ.get("LEGALBENCH_CORPUS_DIR")
-    return (Path(configured) if configured else HERE.parent / "shared" / "corpus").resolve()
-
-
-def machine_load() -> str:
-    """What ``uptime`` says: how busy the machine was around a measurement."""
-    return subprocess.run(["uptime"], capture_output=True, text=True,
-                          check=False).stdout.strip()
 
 
 def _summary_digest(output: str) -> str:

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replayed_runs import Runs, replayed_runs
+
+from tests.support.replayed_runs import Runs, replayed_runs
 
 # In-process pytester runs drop every module first imported during the run. Modules that keep
 # process-wide state (numpy refuses a second load; vcr's patches and exception classes must be

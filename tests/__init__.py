@@ -1,0 +1,1 @@
+"""The plugin's own tests, one folder per stage of the package."""

@@ -1,0 +1,1 @@
+"""Tests of slow end-to-end runs (skipped unless --slow)."""

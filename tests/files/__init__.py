@@ -1,0 +1,1 @@
+"""Tests of atomic writes and build locks."""

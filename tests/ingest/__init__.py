@@ -1,0 +1,1 @@
+"""Tests of documents, manifests, decoding and question files."""

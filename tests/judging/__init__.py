@@ -1,0 +1,1 @@
+"""Tests of the paired judge, key facts and pairing rules."""

@@ -1,0 +1,1 @@
+"""Tests of the model client, cassettes, ledger and prices."""

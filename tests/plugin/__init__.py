@@ -1,0 +1,1 @@
+"""Tests of the pytest plugin, driven through pytester."""

@@ -1,0 +1,1 @@
+"""Tests of records, summaries, reports and comparisons."""

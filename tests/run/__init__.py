@@ -1,0 +1,1 @@
+"""Tests of the item runners, journal and process exit."""

@@ -1,0 +1,1 @@
+"""Tests of span benchmarks and the CUAD importer."""

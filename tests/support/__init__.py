@@ -1,0 +1,1 @@
+"""Helpers the tests share: sample corpora, fake servers, benchmark projects, replayed runs."""

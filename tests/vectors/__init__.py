@@ -1,0 +1,1 @@
+"""Tests of embeddings, dense and BM25 indexes."""
