@@ -1,10 +1,12 @@
-"""Checks of the packaged profile manifests against the corpus mirror they describe."""
+"""Checks of the packaged, hand-written profile manifests against the corpus mirror they describe."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,9 @@ from pytest_legalbench.ingest.manifest import load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 TRANSACTIONS = REPO / "corpus" / "transactions.yaml"
+EDGAR2023 = REPO / "corpus" / "edgar2023.yaml"
+#: The manifests written by hand (cuad.yaml is generated and has tests of its own).
+HAND_WRITTEN = (TRANSACTIONS, EDGAR2023)
 EDGAR_ARCHIVES = "https://www.sec.gov/Archives/edgar/data/"
 
 pytestmark = pytest.mark.corpus
@@ -32,11 +37,26 @@ def corpus() -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def raw() -> dict[str, Any]:
-    data = yaml.safe_load(TRANSACTIONS.read_text(encoding="utf-8"))
+def _raw(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data
+
+
+@pytest.fixture(scope="module")
+def raw() -> dict[str, Any]:
+    return _raw(TRANSACTIONS)
+
+
+@pytest.fixture(scope="module")
+def edgar_raw() -> dict[str, Any]:
+    return _raw(EDGAR2023)
+
+
+@pytest.fixture(scope="module", params=HAND_WRITTEN, ids=lambda path: path.stem)
+def any_raw(request: pytest.FixtureRequest) -> dict[str, Any]:
+    path: Path = request.param
+    return _raw(path)
 
 
 def sha256_of(path: Path) -> str:
@@ -47,6 +67,57 @@ def squeeze(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+# --- every hand-written manifest -------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", HAND_WRITTEN, ids=lambda path: path.stem)
+def test_the_loader_accepts_it_under_its_own_name(path: Path) -> None:
+    manifest = load_manifest(path)
+    assert manifest.profile == path.stem == manifest.root
+
+
+def test_ids_roles_and_relations(any_raw: dict[str, Any]) -> None:
+    docs = any_raw["documents"]
+    ids = [doc["doc_id"] for doc in docs]
+    assert len(ids) == len(set(ids))
+    for doc in docs:
+        assert doc["doc_id"] == doc_id_for(doc["path"])
+        assert doc["role"] in ROLES
+        for target in doc.get("amends", []):
+            assert target in ids and target != doc["doc_id"]
+            # An amendment changes an instrument of its own transaction.
+            assert next(d for d in docs if d["doc_id"] == target)["transaction_set"] == \
+                doc["transaction_set"], doc["doc_id"]
+        assert (doc["role"] == "amendment") == bool(doc.get("amends")), doc["doc_id"]
+
+
+def test_files_exist_and_checksums_match(any_raw: dict[str, Any], corpus: Path) -> None:
+    root = corpus / any_raw["root"]
+    for doc in any_raw["documents"]:
+        path = root / doc["path"]
+        assert path.is_file(), f"{doc['doc_id']}: {path} missing"
+        assert sha256_of(path) == doc["sha256"], f"{doc['doc_id']}: checksum differs"
+
+
+def test_dates_are_iso_strings(any_raw: dict[str, Any]) -> None:
+    for doc in any_raw["documents"]:
+        if "date" in doc:
+            assert isinstance(doc["date"], str), doc["doc_id"]
+            assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", doc["date"]), doc["doc_id"]
+
+
+def test_edgar_sources_name_their_archive_url(any_raw: dict[str, Any]) -> None:
+    for doc in any_raw["documents"]:
+        source = doc["source"]
+        if source["kind"] != "edgar":
+            continue
+        folder = source["accession"].replace("-", "")
+        assert source["url"] == f"{EDGAR_ARCHIVES}{source['cik']}/{folder}/{source['file']}"
+
+
+# --- transactions ----------------------------------------------------------------------
+
+
 def test_loader_accepts_the_transactions_manifest() -> None:
     manifest = load_manifest(TRANSACTIONS)
     assert manifest.profile == "transactions" and manifest.root == "transactions"
@@ -55,17 +126,9 @@ def test_loader_accepts_the_transactions_manifest() -> None:
         "stonepoint", "guerrilla", "netgear", "glufox"}
 
 
-def test_ids_roles_and_relations(raw: dict[str, Any]) -> None:
-    docs = raw["documents"]
-    ids = [doc["doc_id"] for doc in docs]
-    assert len(ids) == len(set(ids)) == 10
-    for doc in docs:
-        assert doc["doc_id"] == doc_id_for(doc["path"])
-        assert doc["role"] in ROLES
+def test_transactions_sets_are_folders(raw: dict[str, Any]) -> None:
+    for doc in raw["documents"]:
         assert doc["path"].split("/")[0] == doc["transaction_set"]
-        for target in doc.get("amends", []):
-            assert target in ids and target != doc["doc_id"]
-        assert (doc["role"] == "amendment") == bool(doc.get("amends")), doc["doc_id"]
 
 
 def test_every_set_has_one_base_instrument(raw: dict[str, Any]) -> None:
@@ -77,30 +140,10 @@ def test_every_set_has_one_base_instrument(raw: dict[str, Any]) -> None:
         assert sum(role in ("base", "conformed") for role in roles) == 1, name
 
 
-def test_files_exist_and_checksums_match(raw: dict[str, Any], corpus: Path) -> None:
+def test_the_transactions_mirror_holds_no_unlisted_document(raw: dict[str, Any],
+                                                            corpus: Path) -> None:
     root = corpus / raw["root"]
-    listed = set()
-    for doc in raw["documents"]:
-        path = root / doc["path"]
-        assert path.is_file(), f"{doc['doc_id']}: {path} missing"
-        assert sha256_of(path) == doc["sha256"], f"{doc['doc_id']}: checksum differs"
-        listed.add(path)
-    mirrored = {p for p in root.glob("*/*.txt")}
-    assert listed == mirrored
-
-
-def test_dates_are_iso_strings(raw: dict[str, Any]) -> None:
-    for doc in raw["documents"]:
-        assert isinstance(doc["date"], str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", doc["date"])
-
-
-def test_edgar_sources_name_their_archive_url(raw: dict[str, Any]) -> None:
-    for doc in raw["documents"]:
-        source = doc["source"]
-        if source["kind"] != "edgar":
-            continue
-        folder = source["accession"].replace("-", "")
-        assert source["url"] == f"{EDGAR_ARCHIVES}{source['cik']}/{folder}/{source['file']}"
+    assert {root / doc["path"] for doc in raw["documents"]} == set(root.glob("*/*.txt"))
 
 
 def test_downloads_hash_the_mirrored_exhibit(raw: dict[str, Any], corpus: Path) -> None:
@@ -121,3 +164,40 @@ def test_cuad_sources_hold_the_document_text(raw: dict[str, Any], corpus: Path) 
         cuad_file = corpus / "cuad" / "contracts" / source["file"]
         text = (corpus / raw["root"] / doc["path"]).read_text(encoding="utf-8")
         assert squeeze(text) in squeeze(cuad_file.read_text(encoding="utf-8")), doc["doc_id"]
+
+
+# --- edgar2023: a selection of the filings in the mirror's edgar2023/ folder ------------
+
+
+def test_edgar2023_is_a_held_out_selection_of_whole_exhibits(edgar_raw: dict[str, Any]) -> None:
+    docs = edgar_raw["documents"]
+    sets = Counter(doc["transaction_set"] for doc in docs)
+    assert 15 <= len(docs) <= 30 and 5 <= len(sets) <= 8
+    assert sum(count >= 2 for count in sets.values()) >= 5
+    for name in sets:
+        roles = [doc["role"] for doc in docs if doc["transaction_set"] == name]
+        assert sum(role in ("base", "conformed") for role in roles) <= 1, name
+
+
+def test_edgar2023_sources_are_rows_of_the_mirror_listing(edgar_raw: dict[str, Any],
+                                                          corpus: Path) -> None:
+    # MANIFEST.tsv lists every exhibit of the mirror with its accession, CIK and file name;
+    # each entry's path is <accession>/<file>, exactly as the listing names it.
+    with (corpus / "edgar2023" / "MANIFEST.tsv").open(encoding="utf-8", newline="") as handle:
+        listing = {(row["accession"], row["file"]): row
+                   for row in csv.DictReader(handle, delimiter="\t")}
+    for doc in edgar_raw["documents"]:
+        source = doc["source"]
+        row = listing[(source["accession"], source["file"])]
+        assert doc["path"] == f"{source['accession']}/{source['file']}"
+        assert source["kind"] == "edgar" and source["cik"] == row["cik"].lstrip("0")
+        assert doc["license"] == "Public record: SEC EDGAR filing"
+
+
+def test_edgar2023_downloads_are_the_mirrored_exhibits(edgar_raw: dict[str, Any],
+                                                       corpus: Path) -> None:
+    # The mirror keeps each exhibit as filed, so its download is the same bytes.
+    for doc in edgar_raw["documents"]:
+        download = doc["download"]
+        assert download["url"] == doc["source"]["url"] and download["format"] == "html"
+        assert download["sha256"] == sha256_of(corpus / "edgar2023" / doc["path"])
