@@ -86,3 +86,17 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING" not in done.stderr, done.stderr
     assert (tmp_path / "site" / "getting-started" / "index.html").is_file()
+
+
+_REPO_PATH = re.compile(r"`((?:tests|perf|pytest_legalbench|conformance|prompts|corpus|benchmarks|"
+                        r"examples|cassettes|docs)/[\w/.+-]+\.(?:py|md|txt|json|yaml|jinja))`")
+
+
+def test_every_file_the_pages_name_exists() -> None:
+    """A renamed module or script shows up here, not in a reader's failed look-up."""
+    pages = [README, REPO / "perf" / "README.md", REPO / "benchmarks" / "README.md",
+             *sorted((REPO / "docs").rglob("*.md"))]
+    named = {(page.relative_to(REPO).as_posix(), path) for page in pages
+             for path in _REPO_PATH.findall(page.read_text(encoding="utf-8"))}
+    assert len(named) > 20
+    assert sorted(pair for pair in named if not (REPO / pair[1]).exists()) == []
