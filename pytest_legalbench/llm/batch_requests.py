@@ -31,9 +31,9 @@ _SDK_FIELDS = ("max_tokens", "messages", "model", "cache_control", "container", 
                "inference_geo", "metadata", "output_config", "service_tier", "speed",
                "stop_sequences", "system", "thinking", "tool_choice", "tools")
 _REQUIRED = ("max_tokens", "messages", "model")
-#: Bytes a request adds to the create body around its own JSON (``,`` and the list's share).
-_SEPARATOR_BYTES = 1
+#: The create body around its requests, and the comma between two of them.
 _ENVELOPE_BYTES = len(b'{"requests":[]}')
+_SEPARATOR_BYTES = len(b",")
 
 
 class BatchRequestError(ValueError):
@@ -121,8 +121,8 @@ class BatchRequest:
 
     @property
     def size(self) -> int:
-        """Bytes this request adds to a create body."""
-        return len(params_bytes(self.to_param())) + _SEPARATOR_BYTES
+        """Bytes of this request in a create body (its comma aside)."""
+        return len(params_bytes(self.to_param()))
 
 
 def check_unique(requests: Iterable[BatchRequest]) -> None:
@@ -145,17 +145,19 @@ def split_batches(requests: Sequence[BatchRequest], *, max_requests: int = MAX_B
     check_unique(requests)
     batches: list[tuple[BatchRequest, ...]] = []
     current: list[BatchRequest] = []
-    size = _ENVELOPE_BYTES
+    size = _ENVELOPE_BYTES  # the create body of ``current``, exactly
     for request in requests:
-        grown = request.size
-        if _ENVELOPE_BYTES + grown > max_bytes:
-            raise BatchRequestError(f"request {request.custom_id} alone takes {grown:,} bytes, "
-                                    f"more than a batch may hold ({max_bytes:,})")
-        if current and (len(current) >= max_requests or size + grown > max_bytes):
+        alone = _ENVELOPE_BYTES + request.size
+        if alone > max_bytes:
+            raise BatchRequestError(f"request {request.custom_id} alone makes a create body of "
+                                    f"{alone:,} bytes, more than a batch may hold "
+                                    f"({max_bytes:,})")
+        if current and (len(current) >= max_requests
+                        or size + _SEPARATOR_BYTES + request.size > max_bytes):
             batches.append(tuple(current))
             current, size = [], _ENVELOPE_BYTES
+        size += request.size + (_SEPARATOR_BYTES if current else 0)
         current.append(request)
-        size += grown
     if current:
         batches.append(tuple(current))
     return batches
