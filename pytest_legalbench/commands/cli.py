@@ -17,6 +17,7 @@ from pytest_legalbench.commands import (
     evaluate,
     gandr_results,
     mcp,
+    plan,
     query,
     report,
     spans,
@@ -33,8 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results,
-                    mcp, report, compare, vectors):
+    for command in (corpus, query, evaluate, plan, spans, cuad, audit, claim_audit,
+                    gandr_results, mcp, report, compare, vectors):
         command.register(commands)
     return parser
 
