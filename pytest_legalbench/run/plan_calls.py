@@ -26,6 +26,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_legalbench.defaults import DEFAULT_JUDGE, DEFAULT_REPEATS
 from pytest_legalbench.gandr import prompting
@@ -74,8 +75,12 @@ INJECT = "inject"
 JUDGE_STAGES = ("judge.forward", "judge.reverse")
 #: Chunks of the public fixed-chunk baseline (navembed:chunks), in tokens.
 CHUNK_TOKENS = 512
-#: A rubric summary line for the Critic ("AFL 4/5, ...; mean 4.17, minimum 3").
+#: The Critic's reports: a rubric line ("AFL 4/5, ...; mean 4.17, minimum 3"), the audit's
+#: head ("7 of 8 claims SUPPORTED (88% verified)") and the flagged claims, taken as this
+#: share of the audit's output.
 _RUBRIC_LINE = 30
+_AUDIT_HEAD = 20
+_FLAGGED_SHARE = 0.1
 #: Output tokens assumed per call, by the last part of the stage name, when no previous run
 #: calibrates them: a cited answer of a few paragraphs, ten id pairs, a verdict with its
 #: reason, a CREAC memo, a claim audit. Assumptions, printed with the plan.
@@ -194,37 +199,30 @@ class CorpusSizes:
     scan_block_tokens: int
     entry_tokens: float
     document_lines: tuple[str, ...]
-    passage_tokens: float
-    passage_tag_chars: float
 
     @classmethod
-    def measure(cls, indexes: Sequence[DocumentIndex],
-                gandr: GandrSettings | None = None) -> CorpusSizes:
-        """Measure ``indexes`` (their leaf provisions, units, scan entries and passages)."""
+    def measure(cls, indexes: Sequence[DocumentIndex]) -> CorpusSizes:
+        """Measure ``indexes``: their leaf provisions, units and scan entries."""
         by_id = {node.node_id: node for index in indexes for node in index.nodes}
         titles = {index.doc_id: index.title for index in indexes}
         provisions = [node for node in by_id.values() if _is_provision(node)]
         leaves = [node for node in provisions if not node.children] or provisions
         units = [node for node in provisions if estimate_tokens(node.text) <= 1200] or leaves
         entries = [index_entry(index) for index in indexes]
-        passages = _passages(indexes, gandr or GandrSettings())
         return cls(
             leaf_tokens=_mean(estimate_tokens(node.text) for node in leaves),
             leaf_tag_chars=_mean(_tag_chars(node, titles, by_id) for node in leaves),
             unit_tokens=_mean(estimate_tokens(node.text) for node in units),
             scan_block_tokens=estimate_tokens(index_block(entries)) if entries else 0,
             entry_tokens=_mean(estimate_tokens(entry) for entry in entries),
-            document_lines=tuple(document_line(index) for index in indexes),
-            passage_tokens=_mean(estimate_tokens(text) for _, text in passages),
-            passage_tag_chars=_mean(len(f'<passage id="{pid}" clause="">\n\n</passage>\n\n')
-                                    for pid, _ in passages))
+            document_lines=tuple(document_line(index) for index in indexes))
 
 
 def planned_calls(selection: PlanSelection, outputs: OutputLengths | None = None,
                   sizes: CorpusSizes | None = None) -> tuple[list[PlannedCall], list[str]]:
     """Every call the selection's items will make, and notes on what could not be planned."""
     outputs = outputs or OutputLengths()
-    sizes = sizes or CorpusSizes.measure(selection.indexes, selection.gandr)
+    sizes = sizes or CorpusSizes.measure(selection.indexes)
     planner = _Planner(selection, outputs, sizes)
     return planner.calls(), planner.notes
 
@@ -237,6 +235,7 @@ class _Planner:
         self.outputs = outputs
         self.sizes = sizes
         self.notes: list[str] = []
+        self._passage_index: Any = None
         self.inject: tuple[int, int] | None = None
         try:
             context = inject_context(selection.documents, self.settings.context_window)
@@ -397,30 +396,37 @@ class _Planner:
         correctness grade per repeat and an equivalence judgement per pair of repeats."""
         g = self.s.gandr
         baseline = baseline_of(system)
-        keep = g.b3_keep if baseline == "b3" else g.top_k
-        carried = {"context": keep * (self.sizes.passage_tokens
-                                      + self.sizes.passage_tag_chars / CHARS_PER_TOKEN),
+        carried = {"context": self._passages_tokens(question.question, baseline == "b3"),
                    "question": float(estimate_tokens(question.question)),
                    "draft": self.outputs.output(f"{GANDR}.draft"),
-                   # The Critic reads one-line summaries of the audit and the rubric: at most
-                   # the audit's own output and a line of scores.
-                   "reports": self.outputs.output(f"{GANDR}.audit") + _RUBRIC_LINE}
+                   # The Critic reads one-line summaries of the audit and the rubric: a line
+                   # of scores, the share verified, and the claims that are not verified with
+                   # their reasons (a tenth of the audit's output; decided on the dev split).
+                   "reports": (_RUBRIC_LINE + _AUDIT_HEAD
+                               + _FLAGGED_SHARE * self.outputs.output(f"{GANDR}.audit"))}
         found: list[PlannedCall] = []
-        earlier = 0.0  # what the repeat's earlier steps wrote (b4's findings, b5's turns)
+        written = 0.0  # what the repeat's earlier steps wrote (b4's findings)
+        said = 0.0  # the turns of a shared conversation so far (b5's)
         steps = _steps(baseline, g)
         for step, system_text, template, tool, sees in steps:
             stage = f"{baseline or GANDR}.{step}"
             count = self.outputs.calls_per_item.get(stage, float(self.s.repeats))
-            tokens = (estimate_tokens(system_text) + _template_tokens(template)
+            own = _template_tokens(template)
+            tokens = (estimate_tokens(system_text) + own
                       + (_tool_tokens(tool) if tool is not None else 0)
                       + sum(carried[part] for part in sees if part in carried)
-                      + (earlier if "earlier" in sees else 0.0))
+                      + (written if "earlier" in sees else 0.0)
+                      + (said if "conversation" in sees else 0.0))
             found.append(PlannedCall(
                 system, stage, self.s.answer_model, count, cached=0, uncached=round(tokens),
                 output=self.outputs.output(stage),
                 output_max=g.tool_max_tokens if tool is not None else g.max_tokens))
-            earlier += self.outputs.output(stage)
-        answer = self.outputs.output(f"{baseline or GANDR}.{steps[0 if baseline is None else -1][0]}")
+            written += self.outputs.output(stage)
+            said += own + self.outputs.output(stage) + (
+                carried["context"] + carried["question"] if "context" in sees else 0.0)
+        # The answer graded: GANDR's committed draft, a baseline's last step.
+        final = "draft" if baseline is None else steps[-1][0]
+        answer = self.outputs.output(f"{baseline or GANDR}.{final}")
         asked = carried["question"]
         if question.reference is not None:
             found.append(PlannedCall(
@@ -440,6 +446,22 @@ class _Planner:
                                + 2 * answer),
                 output=self.outputs.output("judge.equivalence"), output_max=g.judge_max_tokens))
         return found
+
+    def _passages_tokens(self, question: str, reranked: bool) -> float:
+        """Tokens of the passages a GANDR system answers from: BM25's top k, the same
+        model-free retrieval the run makes; for B3, whose cross-encoder keeps some of a larger
+        pool, the pool's mean passage times the number kept."""
+        from pytest_legalbench.gandr.passages import PassageIndex, context_block, node_passages
+
+        g = self.s.gandr
+        if self._passage_index is None:
+            self._passage_index = PassageIndex(node_passages(self.s.indexes, g.passage_chars))
+        if not reranked:
+            shown = context_block(self._passage_index.top(question, g.top_k))
+            return len(shown) / CHARS_PER_TOKEN
+        pool = self._passage_index.top(question, g.b3_pool)
+        return (len(context_block(pool)) / CHARS_PER_TOKEN / max(1, len(pool))
+                * min(g.b3_keep, len(pool)))
 
 
 _Step = tuple[str, str, str, "ToolSpec | None", frozenset[str]]
@@ -469,13 +491,13 @@ def _steps(baseline: str | None, g: GandrSettings) -> list[_Step]:
                 ("write", prompting.plain_system("gandr_writer_system"), "gandr_writer_user",
                  None, frozenset({"context", "question", "earlier"}))]
     staged = prompting.plain_system("gandr_staged_system")
+    # B5's later steps see the whole conversation: every earlier turn, the first with the
+    # question and the passages.
+    later = frozenset({"conversation"})
     return [("plan", staged, "gandr_staged_plan", None, context),
-            ("draft", staged, "gandr_staged_draft", None, frozenset({"context", "question",
-                                                                     "earlier"})),
-            ("review", staged, "gandr_staged_review", None, frozenset({"context", "question",
-                                                                       "earlier"})),
-            ("rewrite", staged, "gandr_staged_rewrite", None, frozenset({"context", "question",
-                                                                         "earlier"}))]
+            ("draft", staged, "gandr_staged_draft", None, later),
+            ("review", staged, "gandr_staged_review", None, later),
+            ("rewrite", staged, "gandr_staged_rewrite", None, later)]
 
 
 # ---- measuring ----------------------------------------------------------------------------
@@ -493,12 +515,6 @@ def _tag_chars(node: Node, titles: Mapping[str, str], by_id: Mapping[str, Node])
     one = provisions_block([(provision.doc_id, provision.node_id, provision.clause,
                              provision.path, "")])
     return len(one) - len(provisions_block([])) + len("\n\n")
-
-
-def _passages(indexes: Sequence[DocumentIndex], g: GandrSettings) -> list[tuple[str, str]]:
-    from pytest_legalbench.gandr.passages import node_passages
-
-    return [(p.passage_id, p.text) for p in node_passages(indexes, g.passage_chars)]
 
 
 def _tool_tokens(tool: ToolSpec) -> int:
