@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ from pytest_legalbench.gandr.settings import GandrSettings
 from pytest_legalbench.ingest.questions import load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.llm.ledger import Call, Usage
-from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.llm.pricing import load_price_card, price
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.plugin.values import resolve_cache_dir
@@ -186,13 +186,11 @@ def main() -> None:
     print(f"written: {args.out}")
 
 
-def _dollars(actual: dict[tuple[str, str], tuple[int, Usage]], plan: Plan) -> Any:
-    from pytest_legalbench.llm.pricing import price
-
+def _dollars(actual: dict[tuple[str, str], tuple[int, Usage]], plan: Plan) -> Decimal:
+    """What the ledger's calls cost at the plan's card, each at its stage's planned model."""
     models = {(s.arm, s.stage): s.model for s in plan.stages}
-    total = sum((price(usage, plan.card, models.get(key, "any")).total
-                 for key, (_, usage) in actual.items()), start=type(plan.cost("batch"))(0))
-    return total
+    return sum((price(usage, plan.card, models.get(key, "any")).total
+                for key, (_, usage) in actual.items()), start=Decimal(0))
 
 
 if __name__ == "__main__":
