@@ -211,3 +211,33 @@ def test_other_methods_and_paths_are_refused(backend: ReferenceBackend) -> None:
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request)
         assert refused.value.code == status, (method, path)
+
+
+def test_a_one_hour_cache_mark_lives_an_hour_and_its_write_is_reported_as_the_api_does(
+        clock: FakeClock) -> None:
+    from pytest_legalbench.llm.call_types import SystemBlock
+    from pytest_legalbench.llm.ledger import Usage
+
+    corpus = "<documents>" + "The rent is 900 euros a month. " * 200 + "</documents>"
+
+    def params(ttl: str | None) -> Any:
+        return {"max_tokens": 50, "messages": [{"role": "user", "content": "Rent?"}],
+                "model": "m", "system": [SystemBlock("Answer.").to_param(),
+                                         SystemBlock(corpus, cache=True, ttl=ttl).to_param()]}
+
+    with ReferenceBackend(clock=clock) as backend:
+        sdk = anthropic.Anthropic(api_key="reference", base_url=backend.base_url, max_retries=0)
+        first = Usage.from_dict(sdk.messages.create(**params("1h")).usage.model_dump())
+        assert first.cache_creation_input_tokens == first.cache_write_1h_tokens > 0
+        clock.now += 50 * 60  # past 5 minutes, within the hour: still warm
+        again = Usage.from_dict(sdk.messages.create(**params("1h")).usage.model_dump())
+        assert again.cache_read_input_tokens == first.cache_creation_input_tokens
+        plain = sdk.messages.create(**params(None)).usage.model_dump()
+        assert plain["cache_read_input_tokens"] == first.cache_creation_input_tokens
+        assert plain.get("cache_creation") is None  # a 5-minute mark reports as it always did
+        with pytest.raises(anthropic.BadRequestError, match=r"cache_control.ttl: expected"):
+            bad = params("1h")
+            bad["system"][1]["cache_control"]["ttl"] = "2h"
+            sdk.messages.create(**bad)
+    with pytest.raises(ValueError, match="a cache ttl is one of 5m, 1h on a cached block"):
+        SystemBlock("x", ttl="1h")
