@@ -152,6 +152,9 @@ class BatchResult:
     reply: Reply | None = None
     """The message, checked as an interactive reply is (content, model, usage); None unless
     the request succeeded."""
+    message: Any = None
+    """The SDK's ``Message`` as the results file gave it (what ``POST /v1/messages`` would
+    have answered; ``message.model_dump()`` is its JSON body); None unless it succeeded."""
     error: str | None = None
     """Why the request has no message: the API's error, expiry or cancellation."""
     error_type: str | None = None
@@ -459,7 +462,7 @@ def _result(result: Any, cid: str, submission: Submission, latency: float,
             # Malformed content is refused as an interactive reply is, and not resubmitted:
             # the same request would get the same answer.
             return dataclasses.replace(base, error=reply, error_type="malformed_message")
-        return dataclasses.replace(base, outcome="succeeded", reply=reply)
+        return dataclasses.replace(base, outcome="succeeded", reply=reply, message=message)
     if kind == "errored":
         envelope = getattr(result, "error", None)
         inner = getattr(envelope, "error", None)

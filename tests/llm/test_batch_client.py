@@ -124,6 +124,8 @@ def test_a_run_persists_before_waiting_and_returns_the_interactive_answers() -> 
     assert not outcome.failed and not outcome.fallback
     assert h.submissions_per_request() == {1}
     assert all(r.attempts == 1 and r.latency_s == DELAY_S for r in outcome.results.values())
+    first = outcome.results[requests[0].custom_id]
+    assert first.message is not None and first.message.model_dump()["type"] == "message"
 
 
 def test_progress_shows_counts_time_waited_and_the_next_poll() -> None:
