@@ -17,6 +17,7 @@ from pytest_legalbench.commands import (
     evaluate,
     gandr_results,
     mcp,
+    plan,
     query,
     reference_pages,
     report,
@@ -34,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results,
-                    mcp, report, compare, vectors, reference_pages):
+    for command in (corpus, query, evaluate, plan, spans, cuad, audit, claim_audit,
+                    gandr_results, mcp, report, compare, vectors, reference_pages):
         command.register(commands)
     # For the subcommand that documents the command line (``docs-reference``).
     parser.set_defaults(command_line=parser)

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.defaults import DEFAULT_PROFILE
+from pytest_legalbench.files.locations import question_sets_dir
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.loading import describe_inference
+from pytest_legalbench.ingest.questions import Question, load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.names import DEFAULT_STRATEGY, mode_names, parse_mode
@@ -188,6 +190,29 @@ def load_selection(args: argparse.Namespace,
         for line in describe_inference(documents):
             print(f"inferred: {line}", file=sys.stderr)
     return selection, documents
+
+
+def question_set(args: argparse.Namespace, profile: str | None,
+                 documents: Sequence[Document]) -> tuple[Question, ...]:
+    """The questions of ``--questions DIR``, else the profile's packaged set, each checked to
+    ask about documents of the corpus."""
+    folder = args.questions
+    if folder is None:
+        if profile is None:
+            raise UsageProblem("a folder of documents has no packaged question set: give "
+                               "--questions DIR")
+        folder = question_sets_dir() / profile
+        if not folder.is_dir():
+            raise UsageProblem(f"profile {profile!r} has no packaged question set: give "
+                               f"--questions DIR")
+    questions = load_question_set(folder)
+    known = {d.doc_id for d in documents}
+    for question in questions:
+        missing = [d for d in question.documents if d not in known]
+        if missing:
+            raise UsageProblem(f"{question.path}: documents not in this corpus: "
+                               f"{', '.join(missing)}")
+    return questions
 
 
 def _skipped(problem: str) -> None:

@@ -19,10 +19,10 @@ from pytest_legalbench.commands.common import (
     load_selection,
     mode_help,
     open_query,
+    question_set,
 )
-from pytest_legalbench.files.locations import question_sets_dir
 from pytest_legalbench.ingest.document import Document
-from pytest_legalbench.ingest.questions import Question, load_question_set
+from pytest_legalbench.ingest.questions import Question
 from pytest_legalbench.modes.names import parse_mode
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
@@ -57,7 +57,7 @@ def run_evaluate(args: argparse.Namespace, progress: Progress) -> int:
     except ValueError as error:
         raise UsageProblem(str(error)) from None
     selection, documents = load_selection(args, progress)
-    questions = _questions(args, selection.profile, documents)
+    questions = question_set(args, selection.profile, documents)
     indexes = indexes_of(args, documents, progress)
     scorer = Scorer({d.doc_id: d.text for d in documents}, indexes)
     inject_tokens = sum(estimate_tokens(d.text) for d in documents)
@@ -76,27 +76,6 @@ def run_evaluate(args: argparse.Namespace, progress: Progress) -> int:
     else:
         print("\n".join(_lines(report)))
     return 0
-
-
-def _questions(args: argparse.Namespace, profile: str | None,
-               documents: Sequence[Document]) -> tuple[Question, ...]:
-    folder = args.questions
-    if folder is None:
-        if profile is None:
-            raise UsageProblem("a folder of documents has no packaged question set: give "
-                               "--questions DIR")
-        folder = question_sets_dir() / profile
-        if not folder.is_dir():
-            raise UsageProblem(f"profile {profile!r} has no packaged question set: give "
-                               f"--questions DIR")
-    questions = load_question_set(folder)
-    known = {d.doc_id for d in documents}
-    for question in questions:
-        missing = [d for d in question.documents if d not in known]
-        if missing:
-            raise UsageProblem(f"{question.path}: documents not in this corpus: "
-                               f"{', '.join(missing)}")
-    return questions
 
 
 def _run_mode(args: argparse.Namespace, progress: Progress, mode: str,

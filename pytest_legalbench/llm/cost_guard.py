@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from pytest_legalbench.llm.ledger import Call, Usage
-from pytest_legalbench.llm.pricing import PriceCard, format_usd, price
+from pytest_legalbench.llm.pricing import PriceCard, format_usd, price, price_call
 from pytest_legalbench.tokens import estimate_tokens
 
 #: What the summary and the stopped items say.
@@ -90,4 +90,4 @@ class CostGuard:
 
     def after(self, call: Call) -> None:
         """Count what a finished call cost."""
-        self.meter.add(price(call.usage, self.card, call.model).total)
+        self.meter.add(price_call(call, self.card).total)

@@ -21,7 +21,7 @@ USAGE_FIELDS = (
 
 _CALL_FIELDS = frozenset(
     {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid", "server",
-     "unreported", "raw_output", "retries", "tool_results"})
+     "unreported", "raw_output", "retries", "tool_results", "batch"})
 #: Usage fields a server may leave out of its responses.
 _OPTIONAL_USAGE = frozenset({"cache_creation_input_tokens", "cache_read_input_tokens"})
 
@@ -138,6 +138,9 @@ class Call:
     """The failures retried before the call got its answer (``HTTP 429``, ``timeout``, ...)."""
     tool_results: tuple[ToolEvent, ...] = ()
     """The tool results this call's request carried (a turn of a tool-using conversation)."""
+    batch: bool = False
+    """Whether the call went through the Message Batches API (priced at the card's batch
+    rates)."""
 
     def __post_init__(self) -> None:
         for name in ("stage", "model", "backend"):
@@ -162,6 +165,8 @@ class Call:
         if self.raw_output is not None and not isinstance(self.raw_output, str):
             raise LedgerFormatError(f"call field 'raw_output' must be None or a string, "
                                     f"got {self.raw_output!r}")
+        if not isinstance(self.batch, bool):
+            raise LedgerFormatError(f"call field 'batch' must be a boolean, got {self.batch!r}")
         latency = self.latency_s
         if (isinstance(latency, bool) or not isinstance(latency, (int, float))
                 or not math.isfinite(latency) or latency < 0):
@@ -186,6 +191,8 @@ class Call:
             found["retries"] = list(self.retries)
         if self.tool_results:
             found["tool_results"] = [event.to_dict() for event in self.tool_results]
+        if self.batch:
+            found["batch"] = True
         return found
 
     @classmethod
@@ -219,6 +226,9 @@ class Call:
         events = data.get("tool_results", [])
         if not isinstance(events, list):
             raise LedgerFormatError(f"call field 'tool_results' must be a list, got {events!r}")
+        batch = data.get("batch", False)
+        if not isinstance(batch, bool):
+            raise LedgerFormatError(f"call field 'batch' must be a boolean, got {batch!r}")
         return cls(
             stage=str(_text(data, "stage")), model=str(_text(data, "model")),
             usage=Usage.from_dict(usage), latency_s=float(latency),
@@ -227,6 +237,7 @@ class Call:
             server=_text(data, "server", optional=True), unreported=tuple(unreported),
             raw_output=raw, retries=tuple(retries),
             tool_results=tuple(ToolEvent.from_dict(event) for event in events),
+            batch=batch,
         )
 
 

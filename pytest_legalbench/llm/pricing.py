@@ -27,7 +27,12 @@ PRICE_FIELDS = ("input", "cache_write", "cache_read", "output")
 #: Messages API's rate for them).
 ONE_HOUR_WRITE = "cache_write_1h"
 _ONE_HOUR_FACTOR = Decimal(2)
-_CARD_FIELDS = frozenset({"name", "version", "currency", "description", "prices", "models"})
+#: A card's optional multipliers for calls made through the Message Batches API, one per kind
+#: of token, applied to the card's (or a model override's) prices.
+BATCH_FIELD = "batch"
+BATCH_RATE_FIELDS = (*PRICE_FIELDS, ONE_HOUR_WRITE)
+_CARD_FIELDS = frozenset({"name", "version", "currency", "description", "prices", "models",
+                          BATCH_FIELD})
 
 # Wide enough that products of realistic token counts and card prices never round; if one
 # ever would, Inexact raises instead of silently drifting.
@@ -69,6 +74,39 @@ class Prices:
             return self.cache_write_1h
         return _EXACT.multiply(self.input, _ONE_HOUR_FACTOR)
 
+    def scaled(self, rates: BatchRates) -> Prices:
+        """These prices with each kind of token multiplied by its batch rate."""
+        return Prices(input=_EXACT.multiply(self.input, rates.input),
+                      cache_write=_EXACT.multiply(self.cache_write, rates.cache_write),
+                      cache_read=_EXACT.multiply(self.cache_read, rates.cache_read),
+                      output=_EXACT.multiply(self.output, rates.output),
+                      cache_write_1h=_EXACT.multiply(self.one_hour_write, rates.cache_write_1h))
+
+
+@dataclass(frozen=True)
+class BatchRates:
+    """What a batch call pays per kind of token, as a multiple of the interactive price.
+
+    The Message Batches API bills all usage at 50% of the standard price, prompt-cache writes
+    (5-minute and 1-hour) and cache reads included: its discount stacks with the caching
+    multipliers (docs.anthropic.com/en/docs/build-with-claude/batch-processing, "Pricing";
+    docs.anthropic.com/en/docs/about-claude/pricing, "Batch processing"). The packaged card
+    says so in data, so a provider that bills batches otherwise needs only a card.
+    """
+
+    input: Decimal
+    cache_write: Decimal
+    cache_read: Decimal
+    output: Decimal
+    cache_write_1h: Decimal
+
+    def __post_init__(self) -> None:
+        for name in BATCH_RATE_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, Decimal) or not value.is_finite() or value < 0:
+                raise ValueError(f"batch rate {name!r} must be a finite Decimal >= 0, "
+                                 f"got {value!r}")
+
 
 @dataclass(frozen=True)
 class PriceCard:
@@ -81,15 +119,28 @@ class PriceCard:
     models: tuple[tuple[str, Prices], ...] = ()
     """``(pattern, prices)``: an exact model id, or a prefix ending in ``*``."""
     currency: str = "USD"
+    batch: BatchRates | None = None
+    """Multipliers for calls made through the Message Batches API; None: the card cannot
+    price a batch call."""
 
-    def prices_for(self, model: str) -> Prices:
-        """Return the prices of ``model``: exact override, else longest prefix, else default."""
+    def prices_for(self, model: str, *, batch: bool = False) -> Prices:
+        """Return the prices of ``model``: exact override, else longest prefix, else default;
+        with ``batch``, at the card's batch rates."""
         # Exact ids rank above every prefix; among prefixes the longest (most specific) wins.
         matches = [(len(pattern) if pattern.endswith("*") else math.inf, prices)
                    for pattern, prices in self.models
                    if pattern == model or (pattern.endswith("*")
                                            and model.startswith(pattern[:-1]))]
-        return max(matches, key=lambda match: match[0])[1] if matches else self.prices
+        prices = max(matches, key=lambda match: match[0])[1] if matches else self.prices
+        if not batch:
+            return prices
+        if self.batch is None:
+            raise PriceCardError(self.label, BATCH_FIELD,
+                                 "this card has no batch rates, so it cannot price a call made "
+                                 "through the Message Batches API: add a \"batch\" object of "
+                                 "multipliers (input, cache_write, cache_read, output, "
+                                 "cache_write_1h)")
+        return prices.scaled(self.batch)
 
     @property
     def label(self) -> str:
@@ -134,9 +185,10 @@ def _dollars(tokens: int, per_million: Decimal) -> Decimal:
     return _EXACT.divide(_EXACT.multiply(Decimal(tokens), per_million), TOKENS_PER_PRICE_UNIT)
 
 
-def price(usage: Usage, card: PriceCard, model: str) -> Cost:
-    """Return the exact dollar cost of ``usage`` on ``model`` at ``card``'s prices."""
-    prices = card.prices_for(model)
+def price(usage: Usage, card: PriceCard, model: str, *, batch: bool = False) -> Cost:
+    """Return the exact dollar cost of ``usage`` on ``model`` at ``card``'s prices (its batch
+    rates for a call made through the Message Batches API)."""
+    prices = card.prices_for(model, batch=batch)
     five_minute = usage.cache_creation_input_tokens - usage.cache_write_1h_tokens
     return Cost(
         input=_dollars(usage.input_tokens, prices.input),
@@ -147,11 +199,18 @@ def price(usage: Usage, card: PriceCard, model: str) -> Cost:
     )
 
 
+def price_call(call: Call, card: PriceCard) -> Cost:
+    """Return the cost of one ledger call: its model's prices, at batch rates if it was a
+    batch call."""
+    return price(call.usage, card, call.model, batch=call.batch)
+
+
 def price_calls(calls: Iterable[Call], card: PriceCard) -> Cost:
-    """Return the cost of ``calls``, each priced for the model it reports."""
+    """Return the cost of ``calls``, each priced for the model it reports (batch calls at
+    the card's batch rates)."""
     total = Cost()
     for call in calls:
-        total = total + price(call.usage, card, call.model)
+        total = total + price_call(call, card)
     return total
 
 
@@ -231,9 +290,31 @@ def parse_price_card(text: str, path: Path) -> PriceCard:
         raise PriceCardError(path, "models", "a model id or prefix must be non-empty")
     overrides = tuple((pattern, _price_fields(path, f"models.{pattern}", entry, prices))
                       for pattern, entry in models.items())
+    batch = _batch_rates(path, data[BATCH_FIELD]) if BATCH_FIELD in data else None
     return PriceCard(name=_text_field(path, data, "name"),
                      version=_text_field(path, data, "version"),
-                     prices=prices, models=overrides, currency="USD")
+                     prices=prices, models=overrides, currency="USD", batch=batch)
+
+
+def _batch_rates(path: Path, data: object) -> BatchRates:
+    if not isinstance(data, Mapping):
+        raise PriceCardError(path, BATCH_FIELD, "must be an object of multipliers of the "
+                                                "interactive prices (0.5 = half price)")
+    unknown = sorted(set(data) - set(BATCH_RATE_FIELDS))
+    if unknown:
+        raise PriceCardError(path, f"{BATCH_FIELD}.{unknown[0]}",
+                             f"unknown field (expected {', '.join(BATCH_RATE_FIELDS)})")
+    rates: dict[str, Decimal] = {}
+    for name in BATCH_RATE_FIELDS:
+        field = f"{BATCH_FIELD}.{name}"
+        if name not in data:
+            raise PriceCardError(path, field, "missing multiplier")
+        value = data[name]
+        amount = Decimal(value) if type(value) is int else value
+        if not isinstance(amount, Decimal) or not amount.is_finite() or amount < 0:
+            raise PriceCardError(path, field, f"must be a finite number >= 0, got {value!r}")
+        rates[name] = amount
+    return BatchRates(**rates)
 
 
 def default_price_card_path() -> Path:

@@ -8,6 +8,11 @@ A fault replaces the answer before the request is handled, so the emulated promp
 never sees a request the client did not get an answer to; the retry then gets the answer
 the first attempt would have had. No request is faulted more than ``max_per_request`` times
 in a row, fewer than the client's attempts, so retries absorb every injected fault.
+
+Batch faults (``BATCH_FAULT_KINDS``) act on the Message Batches endpoints: a request of a batch
+ends ``errored`` (an ``api_error``, worth resubmitting) or ``expired``, drawn per request the same
+way (seed, the request's bytes, how often they were faulted before); a batch ends late
+(``late:SECONDS`` after it would have), drawn per batch from the bytes of its create body.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: Every kind of fault, in the order a spec's rates are laid out on [0, 1).
@@ -22,6 +28,13 @@ FAULT_KINDS = ("429", "529", "500", "timeout", "reset", "short", "malformed", "b
                "bad-block")
 #: Kinds the client is expected to retry; the others are answers it must refuse.
 RETRIED_KINDS = frozenset(FAULT_KINDS) - {"bad-text", "bad-block"}
+#: Faults of one request inside a message batch, in the order their rates are laid out.
+BATCH_REQUEST_KINDS = ("batch-errored", "batch-expired")
+#: A whole batch that ends ``late_s`` seconds after its processing delay.
+BATCH_LATE = "batch-late"
+#: Every batch fault kind.
+BATCH_FAULT_KINDS = (*BATCH_REQUEST_KINDS, BATCH_LATE)
+_OPTIONS = ("seed", "max", "stall", "late")
 
 
 class FaultSpecError(ValueError):
@@ -37,11 +50,25 @@ class FaultPlan:
     max_per_request: int = 3
     stall_s: float = 12.0
     """How long a ``timeout`` fault holds the connection before closing it unanswered."""
+    batch_rates: tuple[tuple[str, float], ...] = ()
+    """Rates of the batch faults (``BATCH_FAULT_KINDS``)."""
+    late_s: float = 5.0
+    """How much later than its processing delay a ``batch-late`` batch ends."""
 
     def __post_init__(self) -> None:
         total = sum(rate for _, rate in self.rates)
         if total > 1.0 + 1e-9:
             raise FaultSpecError(f"fault rates add up to {total:g}, more than 1")
+        unknown = [kind for kind, _ in self.batch_rates if kind not in BATCH_FAULT_KINDS]
+        if unknown:
+            raise FaultSpecError(f"unknown batch fault {unknown[0]!r}; choose from "
+                                 f"{', '.join(BATCH_FAULT_KINDS)}")
+        per_request = sum(rate for kind, rate in self.batch_rates if kind in BATCH_REQUEST_KINDS)
+        if per_request > 1.0 + 1e-9:
+            raise FaultSpecError(f"batch request fault rates add up to {per_request:g}, "
+                                 f"more than 1")
+        if not self.late_s >= 0:
+            raise FaultSpecError(f"late must be a number of seconds >= 0, got {self.late_s}")
         if self.max_per_request < 1:
             raise FaultSpecError(f"max_per_request must be at least 1, got "
                                  f"{self.max_per_request}")
@@ -53,12 +80,27 @@ class FaultPlan:
 
     def choose(self, body: bytes, sent_before: int) -> str | None:
         """The fault for the ``sent_before``-th resend of ``body`` (0 for its first send)."""
-        if sent_before >= self.max_per_request:
+        return self._draw(self.rates, "", body, sent_before)
+
+    def choose_batch(self, body: bytes, sent_before: int) -> str | None:
+        """The batch fault (``BATCH_REQUEST_KINDS``) of the ``sent_before``-th submission of a
+        batch request whose params serialise to ``body``."""
+        rates = tuple((k, r) for k, r in self.batch_rates if k in BATCH_REQUEST_KINDS)
+        return self._draw(rates, "batch:", body, sent_before)
+
+    def is_late(self, body: bytes, sent_before: int) -> bool:
+        """Whether the batch created from ``body`` (its ``sent_before``-th time) ends late."""
+        rates = tuple((k, r) for k, r in self.batch_rates if k == BATCH_LATE)
+        return self._draw(rates, "late:", body, sent_before) is not None
+
+    def _draw(self, rates: tuple[tuple[str, float], ...], salt: str, body: bytes,
+              sent_before: int) -> str | None:
+        if sent_before >= self.max_per_request or not rates:
             return None
-        key = hashlib.sha256(f"{self.seed}:{sent_before}:".encode() + body).digest()
+        key = hashlib.sha256(f"{salt}{self.seed}:{sent_before}:".encode() + body).digest()
         draw = int.from_bytes(key[:8], "big") / 2.0 ** 64
         edge = 0.0
-        for kind, rate in self.rates:
+        for kind, rate in rates:
             edge += rate
             if draw < edge:
                 return kind
@@ -66,7 +108,7 @@ class FaultPlan:
 
 
 def parse_faults(spec: str) -> FaultPlan:
-    """Read ``KIND:RATE,...`` (and ``seed:N``, ``max:N``, ``stall:SECONDS``)."""
+    """Read ``KIND:RATE,...`` (and ``seed:N``, ``max:N``, ``stall:SECONDS``, ``late:SECONDS``)."""
     rates: dict[str, float] = {}
     options: dict[str, float] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
@@ -77,12 +119,12 @@ def parse_faults(spec: str) -> FaultPlan:
             number = float(value)
         except ValueError:
             raise FaultSpecError(f"{part!r}: {value!r} is not a number") from None
-        if kind in ("seed", "max", "stall"):
+        if kind in _OPTIONS:
             options[kind] = number
             continue
-        if kind not in FAULT_KINDS:
+        if kind not in FAULT_KINDS and kind not in BATCH_FAULT_KINDS:
             raise FaultSpecError(f"{part!r}: unknown fault {kind!r}; choose from "
-                                 f"{', '.join(FAULT_KINDS)}")
+                                 f"{', '.join((*FAULT_KINDS, *BATCH_FAULT_KINDS))}")
         if not 0.0 <= number <= 1.0:
             raise FaultSpecError(f"{part!r}: a rate is between 0 and 1")
         if kind in rates:
@@ -93,7 +135,10 @@ def parse_faults(spec: str) -> FaultPlan:
     return FaultPlan(tuple((kind, rates[kind]) for kind in FAULT_KINDS if kind in rates),
                      seed=int(options.get("seed", 0)),
                      max_per_request=int(options.get("max", 3)),
-                     stall_s=float(options.get("stall", 12.0)))
+                     stall_s=float(options.get("stall", 12.0)),
+                     batch_rates=tuple((kind, rates[kind]) for kind in BATCH_FAULT_KINDS
+                                       if kind in rates),
+                     late_s=float(options.get("late", 5.0)))
 
 
 class FaultLog:
@@ -107,10 +152,26 @@ class FaultLog:
 
     def next_fault(self, path: str, body: bytes) -> str | None:
         """The fault this request gets (counted), or None to answer it."""
-        digest = hashlib.sha256(path.encode() + b"\0" + body).hexdigest()
+        key = path.encode() + b"\0" + body
+        return self._next(key, lambda sent: self.plan.choose(key, sent))
+
+    def next_batch_fault(self, body: bytes) -> str | None:
+        """The fault a batch request whose params serialise to ``body`` gets (counted), or
+        None to answer it."""
+        return self._next(b"batch\0" + body, lambda sent: self.plan.choose_batch(body, sent))
+
+    def next_batch_is_late(self, body: bytes) -> bool:
+        """Whether the batch created from ``body`` ends late (counted)."""
+        late = self._next(b"late\0" + body,
+                          lambda sent: BATCH_LATE if self.plan.is_late(body, sent) else None)
+        return late is not None
+
+    def _next(self, key: bytes, choose: Callable[[int], str | None]) -> str | None:
+        """Draw with how often ``key`` was faulted in a row before, and count the draw."""
+        digest = hashlib.sha256(key).hexdigest()
         with self._lock:
             sent_before = self._sent[digest]
-            fault = self.plan.choose(path.encode() + b"\0" + body, sent_before)
+            fault = choose(sent_before)
             # A request answered starts over: the same bytes sent later (a new question
             # repeating a prompt) are drawn afresh.
             self._sent[digest] = sent_before + 1 if fault is not None else 0

@@ -67,13 +67,17 @@ def _max_tokens(value: object, required: bool) -> int | None:
     return value
 
 
-def _cached(block: Mapping[str, object], where: str) -> bool:
+def _mark(text: str, block: Mapping[str, object], where: str) -> Segment:
+    """A segment of ``text``, cache-marked as ``block`` says (with the 1-hour TTL or not)."""
     control = block.get("cache_control")
     if control is None:
-        return False
+        return Segment(text, False)
     if not isinstance(control, dict) or control.get("type") != "ephemeral":
         raise invalid(f"{where}.cache_control: expected {{\"type\": \"ephemeral\"}}")
-    return True
+    ttl = control.get("ttl", "5m")
+    if ttl not in ("5m", "1h"):
+        raise invalid(f"{where}.cache_control.ttl: expected \"5m\" or \"1h\", got {ttl!r}")
+    return Segment(text, True, one_hour=ttl == "1h")
 
 
 def _tools(value: object) -> tuple[list[Segment], tuple[str, ...],
@@ -98,7 +102,7 @@ def _tools(value: object) -> tuple[list[Segment], tuple[str, ...],
         schemas[name] = tool["input_schema"]
         # A tool's definition is prompt text too: it is counted, and it can end a cached prefix.
         shown = {key: tool[key] for key in ("name", "description", "input_schema") if key in tool}
-        segments.append(Segment(json.dumps(shown, sort_keys=True), _cached(tool, where)))
+        segments.append(_mark(json.dumps(shown, sort_keys=True), tool, where))
     return segments, tuple(names), schemas
 
 
@@ -132,7 +136,7 @@ def _system(value: object) -> list[Segment]:
         where = f"system.{index}"
         if not isinstance(block, dict) or block.get("type") != "text":
             raise invalid(f"{where}: expected a text block")
-        segments.append(Segment(_text_field(block, where), _cached(block, where)))
+        segments.append(_mark(_text_field(block, where), block, where))
     return segments
 
 
@@ -180,7 +184,7 @@ def _content(value: object, where: str) -> list[tuple[Segment, Block]]:
         else:
             raise invalid(f"{place}.type: content of type {kind!r} is not supported by the "
                           "reference backend (text, tool_use and tool_result are)")
-        found.append((Segment(read.text, _cached(block, place)), read))
+        found.append((_mark(read.text, block, place), read))
     return found
 
 

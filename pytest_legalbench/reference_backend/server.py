@@ -1,21 +1,26 @@
 """The reference backend's HTTP server on loopback, and its lifecycle.
 
 Connections are HTTP/1.0 (one request each), so no idle keep-alive connection can hold a
-worker thread open and ``stop()`` always finishes promptly.
+worker thread open and ``stop()`` always finishes promptly. Besides ``POST /v1/messages`` and
+``count_tokens`` it serves the Message Batches endpoints (``reference_backend.batches``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import struct
 import threading
 import time
+import urllib.parse
+from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from pytest_legalbench.reference_backend.batches import BATCHES_PATH, BatchStore, request_key
 from pytest_legalbench.reference_backend.cache import PromptCache
 from pytest_legalbench.reference_backend.faults import FaultLog, FaultPlan
 from pytest_legalbench.reference_backend.identity import BACKEND_HEADER, REFERENCE_MODEL
@@ -38,6 +43,9 @@ _COUNT_TOKENS = "/v1/messages/count_tokens"
 _POLL_S = 0.05
 #: Largest request body read, in bytes (the real API refuses bodies over 32 MB too).
 MAX_BODY_BYTES = 64 * 1024 * 1024
+#: Largest batch create body read: the API's 256 MB limit on one batch.
+MAX_BATCH_BODY_BYTES = 256 * 1000 * 1000
+_BATCH = re.compile(rf"{BATCHES_PATH}/(?P<id>[^/]+)(?P<tail>/cancel|/results)?")
 
 
 class ReferenceBackend:
@@ -45,13 +53,20 @@ class ReferenceBackend:
 
     def __init__(self, context_window: int = 200_000, cache_ttl_s: float = 300.0,
                  clock: Callable[[], float] = time.monotonic,
-                 faults: FaultPlan | None = None) -> None:
+                 faults: FaultPlan | None = None, batch_delay_s: float = 1.0) -> None:
         if context_window < 1:
             raise ValueError(f"context_window must be at least 1, got {context_window}")
         self.context_window = context_window
         self.faults = FaultLog(faults) if faults is not None else None
         """The faults injected so far, when a fault plan was given."""
         self.cache = PromptCache(cache_ttl_s, clock)
+        self.answered: Counter[str] = Counter()
+        """Messages requests answered, interactive or in a batch, by ``batches.request_key``
+        of their body (a batch request's params as the SDK would send them)."""
+        self._answered_lock = threading.Lock()
+        self.batches = BatchStore(lambda body: self.handle(_MESSAGES, body), clock,
+                                  batch_delay_s, self.faults)
+        """The Message Batches this backend accepted (``batches.BatchStore``)."""
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -75,6 +90,8 @@ class ReferenceBackend:
             if self._server is None:
                 server = _Server(("127.0.0.1", 0), _Handler)
                 server.backend = self
+                host, port = server.server_address[:2]
+                self.batches.base_url = f"http://{host!s}:{port}"
                 # Daemon threads are only a backstop: stop() shuts down and joins them.
                 self._thread = threading.Thread(
                     target=server.serve_forever, kwargs={"poll_interval": _POLL_S},
@@ -109,6 +126,8 @@ class ReferenceBackend:
                 return 200, {"input_tokens": counted.input_tokens}
             request = parse_request(body, needs_max_tokens=True)
             self._check_window(request)
+            with self._answered_lock:
+                self.answered[request_key(body)] += 1
             digest = request_digest(path, body)
             reply = respond(request, digest)
             usage = {**self.cache.usage(request), "output_tokens": reply.output_tokens}
@@ -135,6 +154,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
+        if path == BATCHES_PATH or _BATCH.fullmatch(path):
+            self._batch("POST", path)
+            return
         if path not in (_MESSAGES, _COUNT_TOKENS):
             self._send(404, error_body("not_found_error", f"no such endpoint: POST {path}"))
             return
@@ -158,12 +180,50 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path in (_MESSAGES, _COUNT_TOKENS):
+        if path == BATCHES_PATH or _BATCH.fullmatch(path):
+            self._batch("GET", path)
+        elif path in (_MESSAGES, _COUNT_TOKENS):
             self._send(405, error_body("invalid_request_error", f"{path} accepts POST only"))
         else:
             self._send(404, error_body("not_found_error", f"no such endpoint: GET {path}"))
 
-    def _length(self) -> int | None:
+    def do_DELETE(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if _BATCH.fullmatch(path):
+            self._batch("DELETE", path)
+        else:
+            self._send(404, error_body("not_found_error", f"no such endpoint: DELETE {path}"))
+
+    def _batch(self, method: str, path: str) -> None:
+        """Serve one Message Batches endpoint."""
+        store = self.server.backend.batches
+        match = _BATCH.fullmatch(path)
+        batch_id, tail = (match["id"], match["tail"] or "") if match else ("", "")
+        route = (method, "" if match is None else "{id}" + tail)
+        try:
+            if route == ("POST", ""):
+                length = self._length(MAX_BATCH_BODY_BYTES)
+                if length is None:
+                    return
+                self._send(200, store.create(self.rfile.read(length)))
+            elif route == ("GET", ""):
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                self._send(200, store.page({k: v[-1] for k, v in query.items()}))
+            elif route == ("GET", "{id}"):
+                self._send(200, store.retrieve(batch_id))
+            elif route == ("POST", "{id}/cancel"):
+                self._send(200, store.cancel(batch_id))
+            elif route == ("DELETE", "{id}"):
+                self._send(200, store.delete(batch_id))
+            elif route == ("GET", "{id}/results"):
+                self._send_bytes(200, store.results(batch_id), "application/x-jsonl")
+            else:
+                self._send(405, error_body("invalid_request_error",
+                                           f"{path} does not accept {method}"))
+        except WireError as error:
+            self._send(error.status, error_body(error.error_type, error.message))
+
+    def _length(self, limit: int = MAX_BODY_BYTES) -> int | None:
         raw = self.headers.get("Content-Length")
         try:
             length = int(raw) if raw is not None else -1
@@ -173,11 +233,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, error_body("invalid_request_error",
                                        "a Content-Length header is required"))
             return None
-        if length > MAX_BODY_BYTES:
+        if length > limit:
             self._discard(length)
             self._send(413, error_body("request_too_large",
                                        f"request body of {length} bytes exceeds "
-                                       f"{MAX_BODY_BYTES} bytes"))
+                                       f"{limit} bytes"))
             return None
         return length
 
@@ -224,9 +284,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, payload: dict[str, object],
               headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self._send_bytes(status, data, "application/json", headers)
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str,
+                    headers: dict[str, str] | None = None) -> None:
         # No Date or Server header: the same request gets the same bytes.
         self.send_response_only(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header(BACKEND_HEADER, "reference")
         for name, value in (headers or {}).items():

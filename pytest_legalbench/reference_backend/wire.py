@@ -30,10 +30,12 @@ def invalid(message: str) -> WireError:
 
 @dataclass(frozen=True)
 class Segment:
-    """One piece of prompt text; ``cached`` when it carries ``cache_control``."""
+    """One piece of prompt text; ``cached`` when it carries ``cache_control``, ``one_hour``
+    when that mark asks for the 1-hour TTL."""
 
     text: str
     cached: bool
+    one_hour: bool = False
 
     @property
     def tokens(self) -> int:
@@ -105,7 +107,7 @@ def error_body(error_type: str, message: str) -> dict[str, object]:
 
 
 def message_body(*, message_id: str, model: str, content: Sequence[Mapping[str, object]],
-                 stop_reason: str, usage: Mapping[str, int]) -> dict[str, object]:
+                 stop_reason: str, usage: Mapping[str, object]) -> dict[str, object]:
     """A complete (non-streamed) message response."""
     return {
         "id": message_id, "type": "message", "role": "assistant", "model": model,

@@ -25,7 +25,7 @@ calls = st.builds(Call, stage=stages, model=st.sampled_from(["m-a", "m-b"]), usa
                   latency_s=st.floats(min_value=0, max_value=600, allow_nan=False),
                   backend=st.sampled_from(["reference", "anthropic"]),
                   question_id=st.none() | st.text(min_size=1, max_size=8),
-                  valid=st.booleans())
+                  valid=st.booleans(), batch=st.booleans())
 
 
 def test_footprint_counts_every_input_attended_but_not_output() -> None:

@@ -1,0 +1,170 @@
+"""``legalbench plan``: what a run would call and cost, before it calls anything: per stage the
+calls and the estimated input, cache and output tokens; per mode the dollars interactive and
+through batches, with the prompt cache and without it, and at most."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_legalbench.commands.common import (
+    Progress,
+    UsageProblem,
+    add_backend_options,
+    add_selectors,
+    answer_model,
+    indexes_of,
+    load_selection,
+    mode_help,
+    mode_settings,
+    question_set,
+)
+from pytest_legalbench.defaults import DEFAULT_JUDGE, DEFAULT_JUDGE_MODEL, DEFAULT_REPEATS, JUDGES
+from pytest_legalbench.gandr.settings import with_overrides
+from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.plugin.options import option
+from pytest_legalbench.plugin.settings import resolve_modes
+from pytest_legalbench.plugin.values import Chosen, SettingsError, dollars_of
+from pytest_legalbench.run.cost_plan import PlanOverLimit, make_plan, measured_calls, over_limit
+from pytest_legalbench.run.plan_calls import OutputLengths, PlanSelection
+
+if TYPE_CHECKING:
+    from pytest_legalbench.gandr.record import GandrRecord
+    from pytest_legalbench.results.item_record import ItemRecord
+
+
+def register(commands: Any) -> None:
+    """Add the ``plan`` subcommand."""
+    plan = commands.add_parser(
+        "plan", help="estimate a run's calls, tokens and dollars before making any call")
+    add_selectors(plan)
+    plan.add_argument("--mode", action="append", dest="modes", metavar="MODE",
+                      help=f"{mode_help()}, or a GANDR system (gandr, gandr:b1 ... gandr:b5, "
+                           f"gandr:all); repeat for several (default: navembed and navindex)")
+    plan.add_argument("--questions", type=Path,
+                      help="folder of question YAML files (default: the packaged set of the "
+                           "profile)")
+    plan.add_argument("--judge", choices=JUDGES,
+                      help=f"judging protocol (default: $LEGALBENCH_JUDGE, else {DEFAULT_JUDGE})")
+    plan.add_argument("--judge-model", help=f"judge model (default: $LEGALBENCH_JUDGE_MODEL, "
+                                            f"else {DEFAULT_JUDGE_MODEL})")
+    plan.add_argument("--repeats", type=int,
+                      help="seeded repeats per GANDR item (default: $LEGALBENCH_REPEATS, "
+                           "else 5)")
+    plan.add_argument("--gandr", action="append", default=[], metavar="NAME=VALUE",
+                      help="change one GANDR setting, e.g. max_rounds=2 (repeatable)")
+    plan.add_argument("--price-card", type=Path, help="price card file (default: the packaged "
+                                                      "card)")
+    plan.add_argument("--calibrate", type=Path, metavar="RUN",
+                      help="a previous run's report folder (results.json, gandr-results.json): "
+                           "its mean output per stage replaces the assumed lengths, and its "
+                           "navagent and GANDR calls per item the assumed counts")
+    plan.add_argument("--max-cost", metavar="DOLLARS",
+                      help="exit with status 3 when the expected cost exceeds this, as a run "
+                           "with --legalbench-max-cost stops before its first call")
+    plan.add_argument("--batch", action="store_true",
+                      help="with --max-cost: check the cost of a run through the Message "
+                           "Batches API")
+    plan.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_backend_options(plan, answering=True)
+    plan.set_defaults(run=run_plan)
+
+
+def run_plan(args: argparse.Namespace, progress: Progress) -> int:
+    """Estimate every call of the selected run and print the plan."""
+    try:
+        modes = resolve_modes(args.modes or ())
+    except SettingsError as error:
+        raise UsageProblem(str(error)) from None
+    limit = _limit(args.max_cost)
+    repeats = _repeats(args.repeats)
+    try:
+        gandr = with_overrides(args.gandr)
+    except ValueError as error:
+        raise UsageProblem(f"--gandr: {error}") from None
+    card = load_price_card(args.price_card)
+    outputs = _calibration(args.calibrate, progress) if args.calibrate else OutputLengths()
+    selection_info, documents = load_selection(args, progress)
+    questions = question_set(args, selection_info.profile, documents)
+    indexes = indexes_of(args, documents, progress)
+    selection = PlanSelection(
+        questions=questions, modes=modes, documents=documents, indexes=indexes,
+        mode_settings=mode_settings(args), answer_model=answer_model(args),
+        judge_model=args.judge_model or os.environ.get("LEGALBENCH_JUDGE_MODEL")
+        or DEFAULT_JUDGE_MODEL,
+        judge=args.judge or _env_choice("LEGALBENCH_JUDGE", JUDGES) or DEFAULT_JUDGE,
+        repeats=repeats, gandr=gandr)
+    progress(f"planning {len(questions)} questions x {len(modes)} modes")
+    plan = make_plan(selection, card, outputs)
+    print(json.dumps(plan.to_dict(), indent=2) if args.json else "\n".join(plan.lines()))
+    if limit is not None:
+        try:
+            over_limit(plan, limit, batch=args.batch)
+        except PlanOverLimit as error:
+            print(f"legalbench: {str(error).splitlines()[0]}", file=sys.stderr)
+            return 3
+    return 0
+
+
+def _calibration(folder: Path, progress: Progress) -> OutputLengths:
+    """The output lengths measured on the run stored in ``folder``."""
+    from pytest_legalbench.gandr.report import ResultsFileError as GandrFileError
+    from pytest_legalbench.gandr.report import read_records
+    from pytest_legalbench.results.results_file import ResultsFileError, read_run, results_path
+
+    if not folder.exists():
+        raise UsageProblem(f"--calibrate {folder}: no such folder or file")
+    qa: Sequence[ItemRecord] = ()
+    gandr: Sequence[GandrRecord] = ()
+    found = results_path(folder)
+    if found.is_file():
+        try:
+            qa = read_run(found).records
+        except ResultsFileError as error:
+            raise UsageProblem(f"--calibrate: {error}") from None
+    if folder.is_dir() and (folder / "gandr-results.json").is_file():
+        try:
+            gandr = read_records(folder)
+        except GandrFileError as error:
+            raise UsageProblem(f"--calibrate: {error}") from None
+    calls = measured_calls(qa, gandr)
+    if not calls:
+        raise UsageProblem(f"--calibrate {folder}: no results.json or gandr-results.json with "
+                           f"model calls in it (run the benchmark with --legalbench-report)")
+    progress(f"output lengths measured on {len(calls)} calls of {folder}")
+    return OutputLengths.calibrated(calls, str(folder))
+
+
+def _limit(text: str | None) -> Decimal | None:
+    if text is None:
+        return None
+    try:
+        return dollars_of(Chosen(text, "--max-cost"))
+    except SettingsError as error:
+        raise UsageProblem(str(error)) from None
+
+
+def _repeats(given: int | None) -> int:
+    raw = given if given is not None else os.environ.get(option("repeats").env or "")
+    if raw is None or raw == "":
+        return DEFAULT_REPEATS
+    try:
+        repeats = int(raw)
+    except ValueError:
+        repeats = 0
+    if repeats < 1:
+        raise UsageProblem(f"--repeats: expected a whole number >= 1, got {raw!r}")
+    return repeats
+
+
+def _env_choice(name: str, allowed: tuple[str, ...]) -> str | None:
+    value = os.environ.get(name)
+    if value and value not in allowed:
+        raise UsageProblem(f"{name}={value!r} is not one of {', '.join(allowed)}")
+    return value or None

@@ -1,0 +1,109 @@
+"""``legalbench plan`` on a small folder written here: the table, JSON, a calibration from a
+stored run, the spending-limit check and the errors a user can make."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from pytest_legalbench.gandr.report import read_records
+from pytest_legalbench.results.results_file import read_run
+from tests.support.lease_project import lease_project, run_command
+from tests.support.replayed_runs import Runs
+
+
+@pytest.fixture
+def lease(tmp_path: Path) -> list[str]:
+    folder, questions, _ = lease_project(tmp_path)
+    return ["--docs", str(folder), "--questions", str(questions), "-q",
+            "--cache-dir", str(tmp_path / "cache")]
+
+
+def test_plan_prints_stages_and_dollars_per_mode(lease: list[str],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_command(capsys, "plan", *lease, "--mode", "navindex", "--mode",
+                                 "navembed")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == ("plan: 2 questions, 4 items (navindex, navembed:closure); payload "
+                        "budget 6,000 tokens; answers at most 2,048 tokens")
+    stages = [line.split()[1] for line in lines[4:11]]
+    assert stages == ["inject.answer", "navindex.scan", "navindex.answer", "judge.forward",
+                      "judge.reverse", "navembed.answer", "judge.forward"]
+    assert any(line.startswith("total ") for line in lines)
+    assert "interactive      batch   no cache" in out
+
+
+def test_plan_json_has_every_stage_and_price(lease: list[str],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_command(capsys, "plan", *lease, "--mode", "navindex", "--judge",
+                                 "keyfacts", "--payload-budget", "2000", "--json")
+    assert status == 0
+    plan = json.loads(out)
+    assert plan["payload_budget_tokens"] == 2000 and plan["items"] == 2
+    assert [s["stage"] for s in plan["stages"]] == ["inject.answer", "navindex.scan",
+                                                    "navindex.answer"]
+    total = plan["cost"]["total"]
+    assert Decimal(total["batch"]) * 2 == Decimal(total["interactive"])
+    assert plan["outputs"].startswith("assumed")
+
+
+def test_plan_measures_output_lengths_on_a_stored_run(
+        lease: list[str], runs: Runs, capsys: pytest.CaptureFixture[str]) -> None:
+    """Run B (navembed:hybrid and GANDR, replayed): its mean output per stage replaces the
+    assumed lengths, and GANDR's calls per item come from it."""
+    status, out, _ = run_command(capsys, "plan", *lease, "--mode", "navembed:hybrid",
+                                 "--mode", "gandr", "--repeats", "2", "--json",
+                                 "--calibrate", str(runs.b))
+    assert status == 0
+    plan = json.loads(out)
+    assert plan["outputs"] == f"measured on {runs.b}"
+    stored = read_run(runs.b).records
+    answers = [c.usage.output_tokens for r in stored for c in r.mode_calls
+               if c.stage == "navembed.answer"]
+    stages = {(s["arm"], s["stage"]): s for s in plan["stages"]}
+    answer = stages[("navembed:hybrid", "navembed.answer")]
+    assert answer["usage"]["output_tokens"] == math.ceil(
+        answer["calls"] * statistics.fmean(answers) - 1e-9)
+    gandr = read_records(runs.b)
+    drafts = sum(1 for item in gandr for repeat in item.repeats for c in repeat.calls
+                 if c.stage == "gandr.draft")
+    assert stages[("gandr", "gandr.draft")]["calls"] == round(2 * drafts / len(gandr), 2)
+
+
+def test_plan_over_a_limit_exits_3_with_the_reason(lease: list[str],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_command(capsys, "plan", *lease, "--mode", "navindex",
+                                   "--max-cost", "0.001", "--batch")
+    assert status == 3
+    assert out.startswith("plan: 2 questions")
+    assert "\nlegalbench: the plan of this run costs $" in err
+    assert "(through batches), more than the spending limit of $0.0010" in err
+    status, _, _ = run_command(capsys, "plan", *lease, "--mode", "navindex", "--max-cost", "50")
+    assert status == 0
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--mode", "navimdex"], "--mode='navimdex'"),
+    (["--max-cost", "-2"], "--max-cost='-2': expected a positive number of dollars"),
+    (["--gandr", "rounds=2"], "--gandr: 'rounds=2': expected NAME=VALUE"),
+    (["--repeats", "0"], "--repeats: expected a whole number >= 1"),
+    (["--calibrate", "/no/such/run"], "--calibrate /no/such/run: no such folder or file")])
+def test_plan_names_a_bad_option(lease: list[str], capsys: pytest.CaptureFixture[str],
+                                 args: list[str], message: str) -> None:
+    status, _, err = run_command(capsys, "plan", *lease, *args)
+    assert status == 2
+    assert message in err
+
+
+def test_a_calibration_without_calls_is_refused(lease: list[str], tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    status, _, err = run_command(capsys, "plan", *lease, "--calibrate", str(empty))
+    assert status == 2 and "no results.json or gandr-results.json with model calls" in err
