@@ -114,12 +114,35 @@ class CatalogueEntry:
         return SampleUnit(self.id, f"{self.category} / {role}", self.family)
 
 
+#: Why a question is not generated: the kinds the report counts.
+SKIP_KINDS = {
+    "unannotated": "no row of master_clauses.csv annotates the family",
+    "ambiguous_name": "the contract cannot be named apart from another",
+    "few_parties": "fewer than two parties are named",
+    "not_located": "its excerpts could not be located",
+    "not_yes_no": "a Yes/No answer column holds something else",
+    "answer_without_excerpt": "an answer but no excerpt",
+    "excerpt_without_answer": "an excerpt but no (or a No) answer",
+    "no_stated_fact": "the answer yields no fact the excerpts state",
+    "family_disagrees": "the family's documents give different answers",
+    "only_named_party": "only the party the question names was annotated",
+}
+
+
 @dataclass(frozen=True)
 class SkippedQuestion:
     """A (family, category) question that was not generated, and why."""
 
     family: str
     category: str
+    kind: str
+    """A key of ``SKIP_KINDS``."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Skip:
+    kind: str
     reason: str
 
 
@@ -153,10 +176,7 @@ class CuadQuestionReport:
     def summary_lines(self) -> list[str]:
         """The counts as short lines for a terminal."""
         share = self.located / self.excerpts if self.excerpts else 1.0
-        reasons: dict[str, int] = {}
-        for skipped in self.skipped:
-            reasons[_reason_kind(skipped.reason)] = reasons.get(_reason_kind(skipped.reason),
-                                                                0) + 1
+        reasons = self.skipped_by_kind()
         lines = [
             (f"{self.questions} questions ({self.questions - self.controls} with evidence, "
              f"{self.controls} controls) over {self.families} families of {self.contracts} "
@@ -164,18 +184,26 @@ class CuadQuestionReport:
             (f"{self.excerpts} excerpts: {self.located} located ({share:.2%}), "
              f"{len(self.unlocated)} unlocated"),
             f"{len(self.skipped)} questions not generated"
-            + (": " + "; ".join(f"{n} {why}" for why, n in sorted(reasons.items()))
+            + (": " + "; ".join(f"{n} {SKIP_KINDS[kind]}" for kind, n in reasons.items())
                if reasons else ""),
         ]
         if self.digest:
             lines.append(f"set digest {self.digest}")
         return [*lines, *self.notes]
 
+    def skipped_by_kind(self) -> dict[str, int]:
+        """How many questions were not generated, per kind of reason, most first."""
+        counts: dict[str, int] = {}
+        for skipped in self.skipped:
+            counts[skipped.kind] = counts.get(skipped.kind, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
     def to_dict(self) -> dict[str, Any]:
         """The whole report as plain builtins, every unlocated excerpt and skip included."""
         body = asdict(self)
         body["unlocated_count"] = len(self.unlocated)
         body["skipped_count"] = len(self.skipped)
+        body["skipped_by_kind"] = self.skipped_by_kind()
         return body
 
 
@@ -296,9 +324,10 @@ def generate_cuad_questions(corpus_dir: Path, *, manifest_path: Path | None = No
                 unlocated += [UnlocatedExcerpt(entries[doc_id].path, category.column, e[:80], why)
                               for e, why in missed]
             made = _question(family, category, annotations, names, entries)
-            if isinstance(made, str):
+            if isinstance(made, _Skip):
                 tally.skipped += 1
-                skipped.append(SkippedQuestion(family.name, category.column, made))
+                skipped.append(SkippedQuestion(family.name, category.column, made.kind,
+                                               made.reason))
                 continue
             identifier = question_id(family.name, category)
             data = {"id": identifier, **made}
@@ -375,29 +404,30 @@ def _names(families: Sequence[Family]) -> dict[str, Mapping[str, str | None]]:
 
 def _question(family: Family, category: CuadCategory, annotations: Sequence[_Annotations],
               names: Mapping[str, Mapping[str, str | None]],
-              entries: Mapping[str, ManifestEntry]) -> dict[str, Any] | str:
+              entries: Mapping[str, ManifestEntry]) -> dict[str, Any] | _Skip:
     """The question's fields (all but its id), or why it is not generated."""
     if not annotations:
-        return "no row of master_clauses.csv annotates the family's documents"
+        return _Skip("unannotated", SKIP_KINDS["unannotated"])
     text = _template_text(family, category, names)
-    if isinstance(text, str):
+    if isinstance(text, _Skip):
         return text
     question, contract = text
     located = [a for a in annotations if a.quotes]
     annotated = [a for a in annotations if a.excerpts]
     if annotated and not located:
-        return "its excerpts could not be located in the text"
+        return _Skip("not_located", "its excerpts could not be located in the text")
     answers = {a.answer for a in annotations}
     if category.answer == "yes_no":
         said = {answer.casefold() for answer in answers}
         if not said <= {"yes", "no"}:
-            return f"answer column holds {sorted(answers)!r}, not Yes or No"
+            return _Skip("not_yes_no", f"answer column holds {sorted(answers)!r}")
         if "yes" in said and not located:
-            return "answer Yes but no excerpt was annotated"
+            return _Skip("answer_without_excerpt", "answer Yes but no excerpt was annotated")
         if located and "yes" not in said:
-            return "excerpts annotated but the answer is No"
+            return _Skip("excerpt_without_answer", "excerpts annotated but the answer is No")
     elif not located and any(answers):
-        return f"answer {sorted(a for a in answers if a)!r} but no excerpt was annotated"
+        return _Skip("answer_without_excerpt",
+                     f"answer {sorted(a for a in answers if a)!r} but no excerpt was annotated")
     notes = _notes(category, annotations)
     documents = list(family.doc_ids)
     if not located:
@@ -406,11 +436,13 @@ def _question(family: Family, category: CuadCategory, annotations: Sequence[_Ann
         # The question names the first party; its mentions are no evidence of the answer.
         located = _without_party(located, usable_parties(family.base.parties)[0])
         if not located:
-            return "only the party the question names was annotated"
+            return _Skip("only_named_party", SKIP_KINDS["only_named_party"])
     evidence = [{"doc_id": a.doc_id, "quote": quote} for a in located for quote in a.quotes]
-    facts = _facts(category, located, family, contract)
+    facts = _facts(category, located, family)
+    if isinstance(facts, _Skip):
+        return facts
     if facts.problem:
-        return facts.problem
+        return _Skip("no_stated_fact", facts.problem)
     quotes = [quote for a in located for quote in a.quotes][:_QUOTED_EXCERPTS]
     cut = [q if len(q) <= _QUOTE_CHARACTERS else q[:_QUOTE_CHARACTERS].rstrip() + " …"
            for q in quotes]
@@ -440,15 +472,16 @@ def _without_party(located: Sequence[_Annotations], party: str) -> list[_Annotat
 
 
 def _template_text(family: Family, category: CuadCategory,
-                   names: Mapping[str, Mapping[str, str | None]]) -> tuple[str, str] | str:
+                   names: Mapping[str, Mapping[str, str | None]]) -> tuple[str, str] | _Skip:
     """The question's text and the contract's name in it, or why it cannot be named."""
-    ambiguous = "the contract cannot be named apart from another contract in the corpus"
+    ambiguous = _Skip("ambiguous_name",
+                      "the contract cannot be named apart from another contract in the corpus")
     contract = names["contract"][family.name]
     if contract is None:
         return ambiguous
     if category.answer in ("title", "parties"):
         if len(usable_parties(family.base.parties)) < 2:
-            return "CUAD's parties column names fewer than two parties"
+            return _Skip("few_parties", "CUAD's parties column names fewer than two parties")
         if category.answer == "title":
             parties = names["parties"][family.name]
             return ambiguous if parties is None else (
@@ -461,8 +494,8 @@ def _template_text(family: Family, category: CuadCategory,
     return category.template.format(contract=contract), contract
 
 
-def _facts(category: CuadCategory, located: Sequence[_Annotations], family: Family,
-           contract: str) -> AnswerFacts:
+def _facts(category: CuadCategory, located: Sequence[_Annotations],
+           family: Family) -> AnswerFacts | _Skip:
     """The key facts of a present category, from its answer column and its evidence."""
     evidence = "\n".join(quote for a in located for quote in a.quotes)
     if category.answer == "yes_no":
@@ -476,10 +509,11 @@ def _facts(category: CuadCategory, located: Sequence[_Annotations], family: Fami
             "jurisdiction": jurisdiction_facts}[category.answer]
     results = {a.answer: read(a.answer, evidence) for a in located if a.answer}
     if not results:
-        return AnswerFacts((), "", "excerpts annotated but the answer column is empty")
+        return _Skip("excerpt_without_answer",
+                     "excerpts annotated but the answer column is empty")
     if len({r.facts for r in results.values() if not r.problem}) > 1:
-        return AnswerFacts((), "", f"the family's documents give different answers: "
-                                   f"{sorted(results)!r}")
+        return _Skip("family_disagrees", f"the family's documents give different answers: "
+                                         f"{sorted(results)!r}")
     usable = [r for r in results.values() if not r.problem]
     return usable[0] if usable else next(iter(results.values()))
 
@@ -520,11 +554,6 @@ def _one_line(text: str) -> str:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _reason_kind(reason: str) -> str:
-    """A skip reason without its particulars, for counting."""
-    return reason.split(":", 1)[0].split("'", 1)[0].strip()
 
 
 def render_question(data: Mapping[str, Any]) -> str:

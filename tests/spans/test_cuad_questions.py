@@ -147,12 +147,17 @@ def test_templates_name_the_contract_without_quoting_the_clause(
 
 def test_what_cannot_be_asked_fairly_is_reported_with_its_reason(
         generated: GeneratedQuestionSet) -> None:
-    reasons = {(s.family, s.category): s.reason for s in generated.report.skipped}
-    assert reasons[SERVICES_FAMILY, "Agreement Date"] == \
-        "answer ['1/2/03'] but no excerpt was annotated"
-    assert reasons[SERVICES_FAMILY, "License Grant"] == "answer Yes but no excerpt was annotated"
-    assert reasons[SERVICES_FAMILY, "Non-Compete"] == \
-        "its excerpts could not be located in the text"
+    reasons = {(s.family, s.category): (s.kind, s.reason) for s in generated.report.skipped}
+    assert reasons[SERVICES_FAMILY, "Agreement Date"] == (
+        "answer_without_excerpt", "answer ['1/2/03'] but no excerpt was annotated")
+    assert reasons[SERVICES_FAMILY, "License Grant"] == (
+        "answer_without_excerpt", "answer Yes but no excerpt was annotated")
+    assert reasons[SERVICES_FAMILY, "Non-Compete"] == (
+        "not_located", "its excerpts could not be located in the text")
+    assert generated.report.skipped_by_kind() == {"answer_without_excerpt": 2,
+                                                  "not_located": 1}
+    assert "2 an answer but no excerpt; 1 its excerpts could not be located" in \
+        generated.report.summary_lines()[2]
     (missed,) = generated.report.unlocated
     assert (missed.contract, missed.category) == (SERVICES, "Non-Compete")
     assert generated.report.excerpts == generated.report.located + 1
@@ -248,3 +253,16 @@ def test_long_family_names_are_cut_and_kept_unique() -> None:
     assert question_id(long_a, category) != question_id(long_b, category)
     assert len(question_id(long_a, category)) < 90
     assert question_id("Acme_Corp--X", category) == "acme-corp-x-document-name"
+
+
+def test_the_howto_page_lists_every_category_as_the_code_has_it() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "howto"
+            / "cuad-questions.md").read_text(encoding="utf-8")
+    for category in CATEGORIES:
+        template = category.template
+        for name in ("contract", "parties", "party", "title"):
+            template = template.replace("{" + name + "}", f"*{name}*")
+        scope = " (agreement only)" if category.scope == "base" else ""
+        row = (f"| {category.column}{scope} | {template} | {category.answer.replace('_', '/')} "
+               f"| {category.kind} | {category.practice_area} | {category.difficulty} |")
+        assert row in page, category.column
