@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -146,7 +147,7 @@ class _Skip:
     reason: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class CategoryCounts:
     """Per category: questions made, controls among them, questions skipped, excerpts."""
 
@@ -299,7 +300,7 @@ def generate_cuad_questions(corpus_dir: Path, *, manifest_path: Path | None = No
     catalogue: list[CatalogueEntry] = []
     skipped: list[SkippedQuestion] = []
     unlocated: list[UnlocatedExcerpt] = []
-    counts = {category.column: CategoryCounts() for category in CATEGORIES}
+    counts: dict[str, Counter[str]] = {category.column: Counter() for category in CATEGORIES}
     for done, family in enumerate(families, start=1):
         for category in CATEGORIES:
             tally = counts[category.column]
@@ -319,13 +320,13 @@ def generate_cuad_questions(corpus_dir: Path, *, manifest_path: Path | None = No
                 annotations.append(_Annotations(
                     doc_id, entries[doc_id].path, answer,
                     list(dict.fromkeys(text[start:end] for start, end in spans)), len(found)))
-                tally.excerpts += len(found)
-                tally.located += len(found) - len(missed)
+                tally["excerpts"] += len(found)
+                tally["located"] += len(found) - len(missed)
                 unlocated += [UnlocatedExcerpt(entries[doc_id].path, category.column, e[:80], why)
                               for e, why in missed]
             made = _question(family, category, annotations, names, entries)
             if isinstance(made, _Skip):
-                tally.skipped += 1
+                tally["skipped"] += 1
                 skipped.append(SkippedQuestion(family.name, category.column, made.kind,
                                                made.reason))
                 continue
@@ -337,16 +338,17 @@ def generate_cuad_questions(corpus_dir: Path, *, manifest_path: Path | None = No
             files[file_name] = render_question(data)
             control = data["kind"] == OUT_OF_SCOPE
             catalogue.append(CatalogueEntry(identifier, category.column, family.name, control))
-            tally.questions += 1
-            tally.controls += control
+            tally["questions"] += 1
+            tally["controls"] += control
         if progress is not None and (done % 50 == 0 or done == len(families)):
             progress(f"{done}/{len(families)} families, {len(files)} questions")
-    excerpts = sum(c.excerpts for c in counts.values())
+    per_category = {column: CategoryCounts(**tally) for column, tally in counts.items()}
+    excerpts = sum(c.excerpts for c in per_category.values())
     report = CuadQuestionReport(
         contracts=len(manifest.documents), families=len(families), questions=len(files),
-        controls=sum(c.controls for c in counts.values()), excerpts=excerpts,
+        controls=sum(c.controls for c in per_category.values()), excerpts=excerpts,
         located=excerpts - len(unlocated), unlocated=tuple(unlocated), skipped=tuple(skipped),
-        per_category=counts, notes=tuple(notes), digest=set_digest(files))
+        per_category=per_category, notes=tuple(notes), digest=set_digest(files))
     return GeneratedQuestionSet(files, tuple(sorted(catalogue, key=lambda e: e.id)), report)
 
 
