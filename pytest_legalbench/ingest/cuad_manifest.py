@@ -39,6 +39,10 @@ _HEADER = (
 _DOC_SUFFIX = re.compile(r"\.(?:pdf|txt|html?|docx?)[\W_]*$")
 _NON_ALNUM = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
+# The filing and exhibit a CUAD file name starts with, in CUAD's two naming schemes:
+# "<Filer>_<yyyymmdd>_<form>_EX-<n>_<id>_EX-<n>_<type>" and "<FILER>_<mm>_<dd>_<yyyy>-EX-<n>-<title>".
+_EXHIBIT_KEYS = (re.compile(r"^(?P<key>.+?_\d{8}_[^_]+_EX-[^_]+_\d+)_EX-"),
+                 re.compile(r"^(?P<key>.+?_\d{2}_\d{2}_\d{4}-EX-[^-]+)-"))
 # CUAD writes dates as m/d/yy; strptime's %y maps 69-99 to the 1900s and 00-68 to the 2000s,
 # which covers every EDGAR filing. Answers with unknown parts ("[]/[]/2019") stay undated.
 _DATE_FORMATS = ("%m/%d/%y", "%m/%d/%Y", "%Y-%m-%d")
@@ -96,6 +100,31 @@ def iso_date(answer: str) -> str | None:
 def split_parties(answer: str) -> tuple[str, ...]:
     """Split a CUAD parties answer on ``;`` into cleaned, non-empty party strings."""
     return tuple(p for p in (_clean(part) for part in answer.split(";")) if p)
+
+
+def exhibit_key(file_name: str) -> str:
+    """The filing exhibit a CUAD contract file belongs to: its name up to the exhibit number
+    (filer, filing date, exhibit), or its whole stem when the name follows neither scheme."""
+    for pattern in _EXHIBIT_KEYS:
+        match = pattern.match(file_name)
+        if match:
+            return match.group("key")
+    return PurePosixPath(file_name).stem
+
+
+def exhibit_families(file_names: Iterable[str]) -> dict[str, str]:
+    """Map each file filed in one exhibit with others to that exhibit's transaction set name.
+
+    CUAD splits an exhibit that holds several instruments (an agreement and its amendments,
+    an agreement and its escrow agreement) into numbered files; filed together, they form one
+    transaction set. A file alone in its exhibit gets no set (it is its own family).
+    """
+    members: dict[str, list[str]] = {}
+    for name in sorted(set(file_names)):
+        members.setdefault(exhibit_key(name), []).append(name)
+    # The key has no extension, so one is added: doc_id_for would take "EX-10.7"'s ".7" for one.
+    return {name: doc_id_for(f"{key}.txt") for key, names in members.items() if len(names) > 1
+            for name in names}
 
 
 def read_clause_rows(csv_path: Path) -> list[ClauseRow]:
@@ -181,7 +210,9 @@ def generate_cuad_manifest(corpus_dir: Path) -> tuple[dict[str, Any], list[str]]
     if not file_names:
         raise CorpusError(f"{contracts}: no .txt contract files in the folder")
     matches = match_rows(read_clause_rows(corpus_dir / CLAUSES_CSV), file_names)
-    documents = [_entry(contracts / n, matches.by_file.get(n), report) for n in file_names]
+    families = exhibit_families(file_names)
+    documents = [_entry(contracts / n, matches.by_file.get(n), report, families.get(n))
+                 for n in file_names]
     _reject_duplicate_ids(documents, contracts)
     documents.sort(key=lambda doc: str(doc["doc_id"]))
     manifest: dict[str, Any] = {
@@ -189,14 +220,16 @@ def generate_cuad_manifest(corpus_dir: Path) -> tuple[dict[str, Any], list[str]]
         "profile": "cuad",
         "description": (
             f"The {len(documents)} contract texts of CUAD v1 (The Atticus Project), with title, "
-            "parties and agreement date from CUAD's master_clauses.csv; millions of tokens, far "
-            "beyond any context window."
+            "parties and agreement date from CUAD's master_clauses.csv; files filed in one "
+            "exhibit share a transaction set; millions of tokens, far beyond any context window."
         ),
         "root": CONTRACTS_ROOT,
         "documents": documents,
         "unmatched": [{"kind": u.kind, "name": u.name, "reason": u.reason}
                       for u in matches.unmatched],
     }
+    sets = len(set(families.values()))
+    report.append(f"{len(families)} files in {sets} multi-file exhibits share a transaction set")
     return manifest, _match_report(len(file_names), matches) + report
 
 
@@ -228,7 +261,8 @@ def _match_report(file_count: int, matches: RowMatches) -> list[str]:
     ]
 
 
-def _entry(path: Path, row: ClauseRow | None, report: list[str]) -> dict[str, Any]:
+def _entry(path: Path, row: ClauseRow | None, report: list[str],
+           transaction_set: str | None) -> dict[str, Any]:
     """Describe one contract file as a manifest document entry."""
     decoded = read_document(path, name=f"{CONTRACTS_ROOT}/{path.name}")
     report.extend(decoded.warnings)
@@ -244,7 +278,10 @@ def _entry(path: Path, row: ClauseRow | None, report: list[str]) -> dict[str, An
         doc_id = doc_id_for(path.name)
     except ValueError as exc:
         raise CorpusError(f"{path}: {exc}") from None
-    entry: dict[str, Any] = {"doc_id": doc_id, "path": path.name, "title": title, "role": role}
+    entry: dict[str, Any] = {"doc_id": doc_id, "path": path.name, "title": title}
+    if transaction_set is not None:
+        entry["transaction_set"] = transaction_set
+    entry["role"] = role
     if row is not None and row.date is not None:
         entry["date"] = row.date
     entry["parties"] = list(row.parties) if row is not None else []

@@ -24,7 +24,7 @@ OUT_OF_SCOPE = "out_of_scope"
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _REQUIRED = ("id", "question", "kind", "documents", "evidence", "must_contain", "difficulty",
              "practice_area")
-_OPTIONAL = ("reference", "absent_terms", "notes")
+_OPTIONAL = ("reference", "absent_terms", "absent_clause", "notes")
 
 
 class QuestionFileError(ValueError):
@@ -55,6 +55,9 @@ class Question:
     practice_area: str
     absent_terms: tuple[str, ...] = ()
     """For controls: terms that would appear if the answer were in the documents."""
+    absent_clause: str = ""
+    """For controls: the clause category that annotators found in none of the documents (it
+    attests the control where no term list can)."""
     notes: str = ""
     path: str = ""
 
@@ -115,14 +118,21 @@ def parse_question(data: object, path: Path) -> Question:
     evidence = _evidence(data.get("evidence"), path, documents)
     must_contain = _texts(data.get("must_contain"), path, "must_contain", allow_empty=True)
     absent = _texts(data.get("absent_terms", []), path, "absent_terms", allow_empty=True)
+    absent_clause = text("absent_clause", optional=True) or ""
     if kind == OUT_OF_SCOPE:
-        if evidence or must_contain:
-            raise QuestionFileError(f"{path}: an out_of_scope control has no 'evidence' or "
-                                    f"'must_contain' (its answer is in no document)")
-        if not absent:
+        # A control's must_contain, if any, lists what a correct answer states instead of the
+        # refusal sentence (a "No" for a yes/no question about a clause no document has).
+        if evidence:
+            raise QuestionFileError(f"{path}: an out_of_scope control has no 'evidence' (its "
+                                    f"answer is in no document)")
+        if not absent and not absent_clause:
             raise QuestionFileError(f"{path}: field 'absent_terms' must list the terms whose "
-                                    f"absence shows the answer is not in the documents")
+                                    f"absence shows the answer is not in the documents (or "
+                                    f"'absent_clause' name the clause annotators found absent)")
     else:
+        if absent_clause:
+            raise QuestionFileError(f"{path}: field 'absent_clause' is only for out_of_scope "
+                                    f"controls")
         if not evidence:
             raise QuestionFileError(f"{path}: field 'evidence' must hold at least one quote")
         if not must_contain:
@@ -137,7 +147,8 @@ def parse_question(data: object, path: Path) -> Question:
     return Question(id=identifier, question=question, reference=text("reference", optional=True),
                     kind=kind, documents=documents, evidence=evidence,
                     must_contain=must_contain, difficulty=difficulty, practice_area=area,
-                    absent_terms=absent, notes=text("notes", optional=True) or "",
+                    absent_terms=absent, absent_clause=absent_clause,
+                    notes=text("notes", optional=True) or "",
                     path=str(path))
 
 

@@ -5,6 +5,14 @@ contains it verbatim, whatever the case and spacing. Numbers are compared as num
 separators, the spelling of "percent" and trailing decimal zeros do not matter, and a number
 never matches inside a longer one (digit boundaries), so "90" is not found in "1990" and "30" is
 not found in "30.5".
+
+A fact that is a bare "Yes" or "No" states the answer's polarity (for a question such as "Does
+the agreement cap either party's liability?"): it is found only as the answer's first word,
+since "no" occurs inside almost any text and "yes" may occur in a quoted clause.
+
+A control (a question whose answer is in no document) is answered correctly by the refusal
+sentence; when it lists facts too (a "No" for a yes/no question about a clause the contract
+does not have), stating all of them is also correct.
 """
 
 from __future__ import annotations
@@ -22,6 +30,10 @@ _SPACE_BEFORE_PERCENT = re.compile(r"\s+%")
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 # A whole dotted number, greedy, so "1.2.10" is seen as one token and never as "2.10".
 _DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
+_FIRST_WORD = re.compile(r"[^\W_]+")
+
+#: Normalised facts that state polarity: found only as the answer's first word.
+POLARITY_FACTS = frozenset({"yes", "no"})
 
 
 @dataclass(frozen=True)
@@ -92,10 +104,20 @@ def contains_fact(normalised_answer: str, normalised_fact: str) -> bool:
     return False
 
 
+def opens_with(normalised_answer: str, word: str) -> bool:
+    """Whether the normalised answer's first word (punctuation and markup skipped) is ``word``."""
+    first = _FIRST_WORD.search(normalised_answer)
+    return first is not None and first.group(0) == word
+
+
 def score_answer(
     answer: str, must_contain: Sequence[str], *, out_of_scope: bool, refusal: str
 ) -> KeyFactScore:
-    """Score ``answer`` against the required facts and the exact refusal sentence."""
+    """Score ``answer`` against the required facts and the exact refusal sentence.
+
+    A document-bound answer is correct when it states every fact and does not decline; a
+    control's when it declines, or states every one of its facts when it has any.
+    """
     if isinstance(must_contain, str):
         # A bare string would be scored character by character.
         raise TypeError(f"must_contain must be a sequence of facts, not a string: {must_contain!r}")
@@ -117,9 +139,14 @@ def score_answer(
         wanted = normalise(fact)
         if not wanted:
             raise ValueError(f"must_contain[{position}] is blank: {fact!r}")
-        (found if contains_fact(text, wanted) else missing).append(fact)
+        hit = (opens_with(text, wanted) if wanted in POLARITY_FACTS
+               else contains_fact(text, wanted))
+        (found if hit else missing).append(fact)
     declined = wanted_refusal in text
-    correct = declined if out_of_scope else (not missing and not declined)
+    if out_of_scope:
+        correct = declined or (bool(must_contain) and not missing)
+    else:
+        correct = not missing and not declined
     return KeyFactScore(
         found=tuple(found), missing=tuple(missing), declined=declined, correct=correct
     )

@@ -6,7 +6,7 @@ import ast
 import csv
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
@@ -14,6 +14,7 @@ from pytest_legalbench.ingest.cuad_manifest import (
     CLAUSES_CSV,
     CONTRACTS_ROOT,
     ClauseRow,
+    Unmatched,
     match_rows,
     split_parties,
 )
@@ -39,6 +40,18 @@ _SPACES = re.compile(r"\s+")
 _DEFINED_NAME = re.compile(r"\s*\([^)]*[\"“”'‘’][^)]*\)")
 _PREFIXED = re.compile(r"^\s*(?:category|description)\s*:\s*", re.IGNORECASE)
 _CATEGORY_LEAD = re.compile(r"^this (?:category )?includes\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ClauseTable:
+    """master_clauses.csv read and paired with the contract files it annotates."""
+
+    path: Path
+    header: tuple[str, ...]
+    rows_by_file: Mapping[str, tuple[int, dict[str, str]]]
+    """Contract file name -> (its row's number in the CSV, the header being row 1; the row's
+    cells by column name)."""
+    unmatched: tuple[Unmatched, ...]
 
 
 @dataclass(frozen=True)
@@ -106,10 +119,14 @@ def category_question(description: str) -> str:
     return f"which passages give {_lower_first(phrase)}?"
 
 
+def party_name(party: str) -> str:
+    """A party as CUAD lists it, without its defined short name: `Acme Inc. ("Acme")` -> Acme Inc."""
+    return _SPACES.sub(" ", _DEFINED_NAME.sub("", party)).strip(" ,;")
+
+
 def contract_query(title: str, parties: Sequence[str], question: str) -> str:
     """Phrase a question so that it names the contract by title and parties."""
-    names = [n for n in (_SPACES.sub(" ", _DEFINED_NAME.sub("", p)).strip(" ,;") for p in parties)
-             if n]
+    names = [n for n in (party_name(p) for p in parties) if n]
     if len(names) > MAX_NAMED_PARTIES:
         shown = MAX_NAMED_PARTIES - 1
         names = [*names[:shown], f"{len(names) - shown} other parties"]
@@ -128,26 +145,17 @@ def read_category_descriptions(path: Path) -> dict[str, tuple[str, str]]:
         if len(row) < 2 or not row[0].strip():
             raise CorpusError(f"{path} row {number}: expected a category and its description")
         name, description = (_PREFIXED.sub("", cell).strip() for cell in row[:2])
-        found[_fold(name)] = (name, description)
+        found[fold_category(name)] = (name, description)
     return found
 
 
-def import_cuad(corpus_dir: Path, *, progress: Callable[[str], None] | None = None,
-                ) -> tuple[SpanBenchmark, CuadImportReport]:
-    """Build the CUAD span benchmark from a corpus folder and report what was (not) located."""
+def read_clause_table(corpus_dir: Path) -> ClauseTable:
+    """Read master_clauses.csv of a corpus folder and pair its rows with the contract files."""
     contracts = corpus_dir / CONTRACTS_ROOT
     if not contracts.is_dir():
         raise CorpusError(f"{contracts}: CUAD contracts folder not found")
     csv_path = corpus_dir / CLAUSES_CSV
-    descriptions = read_category_descriptions(corpus_dir / DESCRIPTIONS_CSV)
     header, raw_rows = _read_clause_table(csv_path)
-    columns = [name for name in header if _is_excerpt_column(name)]
-    skipped = {_fold(name) for name in SKIPPED_CATEGORIES}
-    used = [name for name in columns if _fold(name) not in skipped]
-    if not used:
-        raise CorpusError(f"{csv_path}: no clause category columns")
-    notes: list[str] = []
-    questions = _category_questions(used, descriptions, notes)
     clause_rows = [ClauseRow(raw[_FILENAME], _SPACES.sub(" ", raw[_TITLE]).strip(),
                              split_parties(raw[_PARTIES]), None) for raw in raw_rows]
     # match_rows hands back the very row objects it was given; identity ties each to its raw
@@ -156,30 +164,48 @@ def import_cuad(corpus_dir: Path, *, progress: Callable[[str], None] | None = No
               for number, (row, raw) in enumerate(zip(clause_rows, raw_rows, strict=True), start=2)}
     files = [p.name for p in contracts.iterdir() if p.is_file() and p.suffix.lower() == ".txt"]
     matches = match_rows(clause_rows, files)
-    notes += [f"unmatched {u.kind} {u.name!r}: {u.reason}" for u in matches.unmatched]
+    return ClauseTable(csv_path, tuple(header),
+                       {name: raw_of[id(row)] for name, row in sorted(matches.by_file.items())},
+                       matches.unmatched)
+
+
+def import_cuad(corpus_dir: Path, *, progress: Callable[[str], None] | None = None,
+                ) -> tuple[SpanBenchmark, CuadImportReport]:
+    """Build the CUAD span benchmark from a corpus folder and report what was (not) located."""
+    table = read_clause_table(corpus_dir)
+    contracts, csv_path = corpus_dir / CONTRACTS_ROOT, table.path
+    descriptions = read_category_descriptions(corpus_dir / DESCRIPTIONS_CSV)
+    columns = [name for name in table.header if is_excerpt_column(name)]
+    skipped = {fold_category(name) for name in SKIPPED_CATEGORIES}
+    used = [name for name in columns if fold_category(name) not in skipped]
+    if not used:
+        raise CorpusError(f"{csv_path}: no clause category columns")
+    notes: list[str] = []
+    questions = _category_questions(used, descriptions, notes)
+    notes += [f"unmatched {u.kind} {u.name!r}: {u.reason}" for u in table.unmatched]
     tests: list[SpanTest] = []
     unlocated: list[UnlocatedExcerpt] = []
     excerpts = 0
-    for done, (name, row) in enumerate(sorted(matches.by_file.items()), start=1):
+    for done, (name, (number, raw)) in enumerate(table.rows_by_file.items(), start=1):
         path = f"{CONTRACTS_ROOT}/{name}"
         decoded = read_document(contracts / name, name=path)
         notes.extend(decoded.warnings)
-        number, raw = raw_of[id(row)]
+        title, parties = _SPACES.sub(" ", raw[_TITLE]).strip(), split_parties(raw[_PARTIES])
         for column in used:
-            where = f"{csv_path} row {number} ({row.filename}), column {column!r}"
+            where = f"{csv_path} row {number} ({raw[_FILENAME]}), column {column!r}"
             found = parse_excerpts(raw[column], where)
             spans, missed = locate_category(found, decoded.text)
             category, question = questions[column]
             excerpts += len(found)
             unlocated += [UnlocatedExcerpt(name, category, e[:80], why) for e, why in missed]
             if spans:
-                query = contract_query(row.title or PurePosixPath(name).stem, row.parties, question)
+                query = contract_query(title or PurePosixPath(name).stem, parties, question)
                 snippets = tuple(Snippet(path, start, end) for start, end in spans)
                 tests.append(SpanTest(query, snippets, (category,)))
-        if progress is not None and (done % 50 == 0 or done == len(matches.by_file)):
-            progress(f"{done}/{len(matches.by_file)} contracts, {len(tests)} tests")
+        if progress is not None and (done % 50 == 0 or done == len(table.rows_by_file)):
+            progress(f"{done}/{len(table.rows_by_file)} contracts, {len(tests)} tests")
     report = CuadImportReport(
-        contracts=len(matches.by_file), categories=len(used), excerpts=excerpts,
+        contracts=len(table.rows_by_file), categories=len(used), excerpts=excerpts,
         located=excerpts - len(unlocated), unlocated=tuple(unlocated), tests=len(tests),
         skipped_categories=tuple(name for name in columns if name not in used), notes=tuple(notes),
     )
@@ -191,7 +217,7 @@ def _category_questions(columns: Sequence[str], descriptions: dict[str, tuple[st
     """Map each excerpt column to its category name and the question asked about it."""
     questions: dict[str, tuple[str, str]] = {}
     for column in columns:
-        category, description = descriptions.get(_fold(column), (column, ""))
+        category, description = descriptions.get(fold_category(column), (column, ""))
         if description:
             questions[column] = (category, category_question(description))
         else:
@@ -225,14 +251,16 @@ def _read_csv(path: Path) -> list[list[str]]:
     return rows
 
 
-def _is_excerpt_column(name: str) -> bool:
+def is_excerpt_column(name: str) -> bool:
+    """Whether a master_clauses.csv column holds a category's excerpts (not its answer)."""
     # Every category has an excerpt column and an `<Category>-Answer` column (sometimes
     # spelt `- Answer`); only the former locates text.
     return name.strip() not in ("", _FILENAME) and not name.rstrip().endswith("Answer")
 
 
-def _fold(name: str) -> str:
-    # The two CSVs capitalise category names differently ("No-Solicit of" / "No-Solicit Of").
+def fold_category(name: str) -> str:
+    """A category name folded for comparison: the two CSVs capitalise category names
+    differently ("No-Solicit of" / "No-Solicit Of") and space them loosely."""
     return _SPACES.sub(" ", name).strip().casefold()
 
 

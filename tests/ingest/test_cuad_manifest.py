@@ -16,6 +16,8 @@ from pytest_legalbench.commands.cli import main
 from pytest_legalbench.ingest.cuad_manifest import (
     CUAD_LICENSE,
     ClauseRow,
+    exhibit_families,
+    exhibit_key,
     generate_cuad_manifest,
     iso_date,
     match_rows,
@@ -275,3 +277,43 @@ def test_committed_cuad_manifest_passes_the_loader() -> None:
     assert len(manifest.documents) == 510
     assert all(doc.source is not None and doc.source.file == doc.path
                for doc in manifest.documents)
+
+
+# --- exhibit families ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("file_name", "key"),
+    [
+        ("GluMobileInc_20070319_S-1A_EX-10.09_436630_EX-10.09_Content License Agreement2.txt",
+         "GluMobileInc_20070319_S-1A_EX-10.09_436630"),
+        (("LejuHoldingsLtd_20140121_DRS (on F-1)_EX-10.26_8473102_EX-10.26_Content License "
+         "Agreement1.txt"), "LejuHoldingsLtd_20140121_DRS (on F-1)_EX-10.26_8473102"),
+        ("NETGEAR,INC_04_21_2003-EX-10.16- AMENDMENT #2 TO THE DISTRIBUTION AGREEMENT.txt",
+         "NETGEAR,INC_04_21_2003-EX-10.16"),
+        ("TUNIUCORP_03_06_2014-EX-10-COOPERATION AGREEMENT.txt", "TUNIUCORP_03_06_2014-EX-10"),
+        ("Cerus Corporation - FIRST AMEND TO SUPPLY AND MANUFACTURING AGREEMENT.txt",
+         "Cerus Corporation - FIRST AMEND TO SUPPLY AND MANUFACTURING AGREEMENT"),
+    ],
+)
+def test_exhibit_key_reads_filer_date_and_exhibit(file_name: str, key: str) -> None:
+    assert exhibit_key(file_name) == key
+
+
+def test_files_of_one_exhibit_share_a_set_and_lone_files_get_none() -> None:
+    names = ["ACME_01_02_2003-EX-10.7-SUPPLY AGREEMENT.txt",
+             "ACME_01_02_2003-EX-10.7-SUPPLY AGREEMENT_Amendment.txt",
+             "ACME_01_02_2003-EX-10.8-SUPPLY AGREEMENT.txt",
+             "Beta Ltd - LICENSE.txt"]
+    families = exhibit_families(names)
+    # EX-10.7 and EX-10.8 are different exhibits: the exhibit number keeps its decimal part.
+    assert families == {names[0]: "acme_01_02_2003-ex-10-7", names[1]: "acme_01_02_2003-ex-10-7"}
+
+
+def test_the_generated_manifest_names_the_sets(tmp_path: Path) -> None:
+    files = {"ACME_01_02_2003-EX-10.7-SUPPLY AGREEMENT.txt": "SUPPLY AGREEMENT\nText.\n",
+             "ACME_01_02_2003-EX-10.7-SUPPLY AGREEMENT_Amendment.txt":
+                 "AMENDMENT NO. 1 TO SUPPLY AGREEMENT\nText.\n"}
+    root = make_corpus(tmp_path, files, [[name[:-4] + ".pdf", "T", "", ""] for name in files])
+    manifest, report = generate_cuad_manifest(root)
+    assert {d["transaction_set"] for d in manifest["documents"]} == {"acme_01_02_2003-ex-10-7"}
+    assert "2 files in 1 multi-file exhibits share a transaction set" in report

@@ -89,6 +89,20 @@ def test_a_control_has_absent_terms_and_no_evidence(tmp_path: Path) -> None:
         load_question(_write(tmp_path, {**control, "evidence": VALID["evidence"]}))
 
 
+def test_a_control_may_name_the_absent_clause_and_the_facts_of_its_answer(
+        tmp_path: Path) -> None:
+    # A yes/no question about a clause annotators found in no document: "No" answers it.
+    control = {**VALID, "kind": "out_of_scope", "evidence": [], "must_contain": ["No"],
+               "absent_clause": "Non-Compete"}
+    question = load_question(_write(tmp_path, control))
+    assert question.out_of_scope and question.must_contain == ("No",)
+    assert question.absent_clause == "Non-Compete" and question.absent_terms == ()
+    with pytest.raises(QuestionFileError, match="'absent_clause' is only for out_of_scope"):
+        load_question(_write(tmp_path, {**VALID, "absent_clause": "Non-Compete"}))
+    with pytest.raises(QuestionFileError, match="field 'absent_clause' must be non-empty"):
+        load_question(_write(tmp_path, {**control, "absent_clause": " "}))
+
+
 def test_a_set_rejects_duplicate_ids_and_empty_folders(tmp_path: Path) -> None:
     with pytest.raises(QuestionFileError, match="no question files"):
         load_question_set(tmp_path)

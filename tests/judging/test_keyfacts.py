@@ -6,7 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_legalbench.judging.keyfacts import KeyFactScore, normalise, score_answer
+from pytest_legalbench.judging.keyfacts import (
+    POLARITY_FACTS,
+    KeyFactScore,
+    normalise,
+    score_answer,
+)
 
 REFUSAL = "The documents do not answer this question."
 
@@ -119,6 +124,36 @@ def test_control_is_correct_only_when_declined() -> None:
     assert not answered.declined and not answered.correct
 
 
+@pytest.mark.parametrize(
+    ("answer", "fact", "expected"),
+    [
+        ("Yes. Section 9 caps each party's liability at the fees paid.", "Yes", True),
+        ("**Yes** - see Section 9.", "yes", True),
+        ("  yes, subject to Section 9.2", "YES", True),
+        ("Section 9 caps liability; so yes.", "Yes", False),
+        ("Yesterday's notice governs.", "Yes", False),
+        ("No. The agreement has no such clause.", "No", True),
+        ("Nothing in the agreement restricts it.", "No", False),
+        ("Notice is required: no party may assign it.", "No", False),
+        ("Yes, but no party may assign it.", "No", False),
+    ],
+)
+def test_yes_and_no_count_only_as_the_first_word(answer: str, fact: str,
+                                                 expected: bool) -> None:
+    assert found(answer, fact) is expected
+
+
+def test_a_control_with_facts_is_answered_by_declining_or_stating_them() -> None:
+    stated = score_answer("No. There is no non-compete in the agreement.", ["No"],
+                          out_of_scope=True, refusal=REFUSAL)
+    assert stated.correct and not stated.declined
+    declined = score_answer(REFUSAL, ["No"], out_of_scope=True, refusal=REFUSAL)
+    assert declined.correct and declined.declined
+    invented = score_answer("Yes: Section 7 bars competition for two years.", ["No"],
+                            out_of_scope=True, refusal=REFUSAL)
+    assert not invented.correct and invented.missing == ("No",)
+
+
 def test_refusal_must_appear_whole() -> None:
     score = score_answer("The documents do not answer this", [], out_of_scope=True, refusal=REFUSAL)
     assert not score.declined and not score.correct
@@ -160,7 +195,8 @@ def test_string_instead_of_fact_list_is_rejected() -> None:
         score_answer("anything", "fee", out_of_scope=False, refusal=REFUSAL)
 
 
-# Facts shaped like real key facts (amounts, rates, dates, names, clause numbers) and free text.
+# Facts shaped like real key facts (amounts, rates, dates, names, clause numbers) and free text;
+# a bare yes or no is a polarity fact, found only as the first word (tested on its own below).
 fact_texts = st.one_of(
     st.from_regex(
         r"\$?[1-9][0-9]{0,2}(,[0-9]{3}){0,3}(\.[0-9]{1,2})?( ?%| per ?cent)?", fullmatch=True
@@ -168,7 +204,7 @@ fact_texts = st.one_of(
     st.from_regex(r"[1-9][0-9]?(\.[0-9]{1,2}){0,3}", fullmatch=True),
     st.from_regex(r"[A-Za-z][A-Za-z .,()&-]{0,20}", fullmatch=True),
     st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=20),
-).filter(lambda fact: fact.strip() != "")
+).filter(lambda fact: fact.strip() != "" and normalise(fact) not in POLARITY_FACTS)
 # Letter-only words, so a word can never fuse with a number in the fact. "per" and "cent" are left
 # out because, next to a fact ending in "per" or starting with "cent", they would spell a percent
 # sign that the fact on its own does not contain.
