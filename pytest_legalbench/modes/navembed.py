@@ -70,7 +70,7 @@ class EmbedMode(NodeRanking):
         """Cosine ranking of the searched documents' units, weighted by the route."""
         searched = self.searched(route, self.by_words(question, route)
                                  if not route.routed else [])
-        return self.fuse([self.by_cosine(question, searched)], route), []
+        return self.fuse([("cosine", self.by_cosine(question, searched))], route), []
 
 
 class HybridMode(NodeRanking):
@@ -82,7 +82,7 @@ class HybridMode(NodeRanking):
         """Cosine and BM25 rankings fused, weighted by the route."""
         words = self.by_words(question, route)
         cosine = self.by_cosine(question, self.searched(route, words))
-        return self.fuse([cosine, words], route), []
+        return self.fuse([("cosine", cosine), ("words", words)], route), []
 
 
 class RerankMode(NodeRanking):
@@ -98,7 +98,8 @@ class RerankMode(NodeRanking):
     def order(self, question: str, route: Route) -> tuple[list[int], list[str]]:
         """The cosine pool re-ordered by the cross-encoder."""
         searched = self.searched(route, self.by_words(question, route) if not route.routed else [])
-        pool = self.fuse([self.by_cosine(question, searched)], route)[:self.settings.rerank_pool]
+        pool = self.fuse([("cosine", self.by_cosine(question, searched))],
+                         route)[:self.settings.rerank_pool]
         texts = [self.context.text(self.nodes[i]) for i in pool]
         scores = self.reranker.scores(question, texts)
         order = [pool[i] for i in ranked(scores, [self.labels[i] for i in pool])]
@@ -133,6 +134,9 @@ class ClosureMode(HybridMode):
     it needs to be read; the budget, not ``k``, decides how many."""
 
     strategy = "closure"
+    #: Whether a definition of a term the question writes is offered as the best hit (it is
+    #: what a question about the term asks for, even when no ranked clause uses the term).
+    named_definitions_first = True
 
     def __init__(self, corpus: Corpus, settings: ModeSettings, embedder: Embedder) -> None:
         super().__init__(corpus, settings, embedder)
@@ -152,7 +156,7 @@ class ClosureMode(HybridMode):
         """The named definitions as the best hits, then the ranked units."""
         route = self.router.route(question)
         named = [(node, 1.0) for node in named_definitions(question, self._definitions)
-                 if route.weight(node.doc_id) == 1.0]
+                 if route.weight(node.doc_id) == 1.0] if self.named_definitions_first else []
         return [*named, *super().hits(question, order)][:POOL]
 
     def limit(self) -> int | None:
