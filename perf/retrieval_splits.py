@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -92,6 +93,9 @@ class Rule:
     does: str
     modes: tuple[str, ...]
     off: Patch
+    rebuild: bool = False
+    """Whether the rule acts when a mode is built (not per question), so that switching it
+    off needs the modes built again."""
 
 
 def _set(target: object, attribute: str, value: object) -> Patch:
@@ -153,7 +157,7 @@ RULES: tuple[Rule, ...] = (
          "its best parts", BOTH, _set(budget, "_descent", lambda node, by_id, relevance: [])),
     Rule("context line in word matching", "BM25 reads each provision with its document "
          "title and headings", BOTH,
-         _set(units.UnitContext, "text", lambda self, node: node.text)),
+         _set(units.UnitContext, "text", lambda self, node: node.text), rebuild=True),
     Rule("names out of word matching", "the words that routed a question leave its BM25 "
          "query", (CLOSURE,), _set(node_ranking, "without_names", lambda question, route:
                                    question)),
@@ -165,7 +169,10 @@ RULES: tuple[Rule, ...] = (
          _fusion(words=0.0)),
     Rule("heading-only units never hit", "a unit saying nothing beyond its headings is "
          "never a hit", (CLOSURE,), _set(unit_space, "heading_only", lambda node, by_id:
-                                         False)),
+                                         False), rebuild=True),
+    Rule("instrument openings", "a question asking who made an instrument, when or under "
+         "what name reads the named instruments' openings", (CLOSURE,),
+         _set(navembed.ClosureMode, "opening_value", 0.0)),
     Rule("siblings", "a scanned clause brings the other clauses of its section", (NAVINDEX,),
          _weights(sibling=0.0)),
     Rule("navigator: names out", "the navigator leaves routing names out of its words",
@@ -197,15 +204,42 @@ class Material:
     visible_indexes: tuple[DocumentIndex, ...]
     questions: tuple[Question, ...]
     cache: Path
+    built: dict[tuple[str, int], Any] = dataclasses.field(default_factory=dict)
+    """Modes built once (per name and budget, 0 for the visible set) and reused by every
+    variant whose rule acts per question."""
+
+    def mode(self, name: str, budget_chars: int, model: ModelClient, fresh: bool) -> Any:
+        """The mode ``name`` at a budget (0: the visible set's defaults), built on first use
+        or, when ``fresh``, now (under the variant's patches)."""
+        key = (name, budget_chars)
+        if fresh or key not in self.built:
+            if budget_chars:
+                corpus = Corpus(self.cuad_documents, self.cuad_indexes, self.cache)
+                settings = cuad_settings(budget_chars)
+            else:
+                corpus = Corpus(self.visible_documents, self.visible_indexes, self.cache)
+                settings = ModeSettings()
+            made = build_mode(parse_mode(name), corpus, settings, model)
+            if fresh:
+                return made
+            self.built[key] = made
+        return self.built[key]
 
 
-def load(families: int) -> Material:
+def cuad_settings(budget_chars: int) -> ModeSettings:
+    """A mode's settings at a budget of characters, as ``legalbench spans`` makes them."""
+    return ModeSettings(k=math.ceil(budget_chars / CHARS_PER_PROVISION),
+                        payload_budget_tokens=math.ceil(budget_chars / CHARS_PER_TOKEN),
+                        embedding_backend=CUAD_BACKEND)
+
+
+def load(families: int, every: int = 1) -> Material:
     """The CUAD benchmark and its splits' samples, both corpora and their indexes."""
     corpus = corpus_dir()
     cache = resolve_cache_dir(os.environ.get("LEGALBENCH_CACHE_DIR"))
     benchmark, _ = import_cuad(corpus)
     split = default_split()
-    tests = {name: _by_family(split.select(benchmark.tests, name), families)
+    tests = {name: _by_family(split.select(benchmark.tests, name), families, every)
              for name in SPLITS}
     cuad = load_documents(Selection("cuad"), corpus_dir=corpus, cache_dir=cache)
     visible = load_documents(Selection("transactions"), corpus_dir=corpus, cache_dir=cache)
@@ -217,14 +251,15 @@ def load(families: int) -> Material:
                     load_question_set(question_sets_dir() / "transactions"), cache)
 
 
-def _by_family(tests: Sequence[SpanTest], count: int) -> list[SpanTest]:
+def _by_family(tests: Sequence[SpanTest], count: int, every: int = 1) -> list[SpanTest]:
     """Every test of ``count`` families spread evenly over the split's families in name
     order (all tests of a family or none: a contract's vectors are built once for all of
-    its questions, and a family is what the split keeps apart)."""
+    its questions, and a family is what the split keeps apart); with ``every``, only every
+    such family of those (a smaller sample inside the same one)."""
     families = sorted({family_of(t.snippets[0].file_path) for t in tests})
     if count < len(families):
         families = [families[i * len(families) // count] for i in range(count)]
-    kept = set(families)
+    kept = set(families[::every])
     return [t for t in tests if family_of(t.snippets[0].file_path) in kept]
 
 
@@ -246,16 +281,14 @@ def _ranked(mode: Any, query: str, limit: int) -> Sequence[Provision]:
 
 
 def cuad_runs(material: Material, mode_name: str, model: ModelClient,
-              progress: Callable[[str], None]) -> dict[str, dict[str, dict[str, Any]]]:
+              progress: Callable[[str], None], budgets: Sequence[int] = BUDGETS,
+              fresh: bool = False) -> dict[str, dict[str, dict[str, Any]]]:
     """The mode on both splits at both budgets, per split and budget: the summary and its
     per-category figures."""
-    corpus = Corpus(material.cuad_documents, material.cuad_indexes, material.cache)
     found: dict[str, dict[str, dict[str, Any]]] = {}
-    for budget_chars in BUDGETS:
-        settings = ModeSettings(k=math.ceil(budget_chars / CHARS_PER_PROVISION),
-                                payload_budget_tokens=math.ceil(budget_chars / CHARS_PER_TOKEN),
-                                embedding_backend=CUAD_BACKEND)
-        mode = build_mode(parse_mode(mode_name), corpus, settings, model)
+    for budget_chars in budgets:
+        settings = cuad_settings(budget_chars)
+        mode = material.mode(mode_name, budget_chars, model, fresh)
         for split, tests in material.tests.items():
             started = time.perf_counter()
             scored: list[ScoredTest] = []
@@ -273,10 +306,10 @@ def cuad_runs(material: Material, mode_name: str, model: ModelClient,
     return found
 
 
-def visible_run(material: Material, mode_name: str, model: ModelClient) -> dict[str, Any]:
+def visible_run(material: Material, mode_name: str, model: ModelClient,
+                fresh: bool = False) -> dict[str, Any]:
     """The mode on the visible question set, scored as ``legalbench evaluate`` scores it."""
-    corpus = Corpus(material.visible_documents, material.visible_indexes, material.cache)
-    mode = build_mode(parse_mode(mode_name), corpus, ModeSettings(), model)
+    mode = material.mode(mode_name, 0, model, fresh)
     scorer = Scorer({d.doc_id: d.text for d in material.visible_documents},
                     material.visible_indexes)
     scores = []
@@ -289,8 +322,8 @@ def visible_run(material: Material, mode_name: str, model: ModelClient) -> dict[
                                           "payload_max", "wrong_document_rate")}
 
 
-def variant(material: Material, rule: Rule | None, modes: Sequence[str],
-            progress: Callable[[str], None]) -> dict[str, Any]:
+def variant(material: Material, rule: Rule | None, modes: Sequence[str], model: ModelClient,
+            progress: Callable[[str], None], budgets: Sequence[int] = BUDGETS) -> dict[str, Any]:
     """Every mode the rule acts in, with the rule off (all rules on for None)."""
     chosen = [m for m in modes if rule is None or m in rule.modes]
     result: dict[str, Any] = {}
@@ -300,13 +333,14 @@ def variant(material: Material, rule: Rule | None, modes: Sequence[str],
         # The played scan prepares its navigator once per system prompt: a navigator built
         # under another variant must not answer this one.
         played_navigator._navigator.cache_clear()
-        with client() as model:
-            for mode_name in chosen:
-                entry: dict[str, Any] = {"cuad": cuad_runs(material, mode_name, model, progress)}
-                entry["visible"] = visible_run(material, mode_name, model)
-                progress(f"  {mode_name} visible: recall {entry['visible']['recall']}, "
-                         f"complete {entry['visible']['complete']}")
-                result[mode_name] = entry
+        for mode_name in chosen:
+            fresh = rule is not None and rule.rebuild
+            entry: dict[str, Any] = {"cuad": cuad_runs(material, mode_name, model, progress,
+                                                       budgets, fresh)}
+            entry["visible"] = visible_run(material, mode_name, model, fresh)
+            progress(f"  {mode_name} visible: recall {entry['visible']['recall']}, "
+                     f"complete {entry['visible']['complete']}")
+            result[mode_name] = entry
         played_navigator._navigator.cache_clear()
     return result
 
@@ -317,6 +351,10 @@ def main() -> int:
     parser.add_argument("--families", type=int, default=25,
                         help="contract families per split, spread evenly; every test of each "
                              "(default: 25)")
+    parser.add_argument("--every", type=int, default=1,
+                        help="keep every N-th of those families (a smaller sample inside the "
+                             "same one, for the ablation)")
+    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
     parser.add_argument("--modes", nargs="+", default=list(MODES))
     parser.add_argument("--rules", nargs="+", default=["none"],
                         help="'none': all rules on only; 'all': also every rule off in turn; "
@@ -337,24 +375,25 @@ def main() -> int:
         print(message, file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    material = load(args.families)
+    material = load(args.families, args.every)
     progress(f"loaded in {time.perf_counter() - started:.0f} s: "
              + ", ".join(f"{k} {len(v)} tests" for k, v in material.tests.items()))
     report: dict[str, Any] = {
-        "commit": commit(), "load_before": machine_load(), "families_per_split": args.families,
+        "commit": commit(), "load_before": machine_load(), "families_per_split": args.families, "every": args.every,
         "split_rule": "spans.splits.default_split (family = file name up to the first "
                       "underscore; salted SHA-256; the visible set's CUAD families tuning)",
         "tests": {k: len(v) for k, v in material.tests.items()},
-        "cuad_embedding_backend": CUAD_BACKEND, "budgets": list(BUDGETS),
+        "cuad_embedding_backend": CUAD_BACKEND, "budgets": args.budgets,
         "variants": {}}
     names: list[str | None] = [None, *chosen] if "none" in args.rules or "all" in args.rules \
         else list(chosen)
-    for name in names:
-        rule = next((r for r in RULES if r.name == name), None)
-        progress(f"variant: {'all rules on' if rule is None else 'without ' + rule.name}")
-        report["variants"]["all rules on" if rule is None else rule.name] = {
-            "does": None if rule is None else rule.does,
-            "results": variant(material, rule, args.modes, progress)}
+    with client() as model:
+        for name in names:
+            rule = next((r for r in RULES if r.name == name), None)
+            progress(f"variant: {'all rules on' if rule is None else 'without ' + rule.name}")
+            report["variants"]["all rules on" if rule is None else rule.name] = {
+                "does": None if rule is None else rule.does,
+                "results": variant(material, rule, args.modes, model, progress, args.budgets)}
     report["load_after"] = machine_load()
     report["seconds"] = round(time.perf_counter() - started)
     args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
