@@ -30,6 +30,9 @@ def test_evaluate_reports_recall_payload_and_the_baseline_beside_each_mode(
     navindex = report["modes"]["navindex"]
     overall = navindex["overall"]
     assert overall["questions"] == 2 and 0.0 <= overall["recall"] <= 1.0
+    # One document holds every quote, so no retrieved character is from a wrong document.
+    assert overall["wrong_document_rate"] == 0.0
+    assert all(r["wrong_document_share"] == 0.0 for r in report["per_question"])
     assert overall["footprint_ratio"] == pytest.approx(
         report["inject_tokens"] / overall["payload_tokens"], rel=1e-3)
     equal = navindex["chunks_at_equal_payload"]["overall"]
@@ -53,6 +56,7 @@ def test_evaluate_prints_a_table_by_default(lease: tuple[Path, Path, str], tmp_p
     assert status == 0
     assert out.startswith("2 questions (0 out-of-scope controls) over folder")
     assert "navembed:chunks at equal payload" in out and "recall by kind:" in out
+    assert "wrong doc" in out
 
 
 def test_evaluate_names_bad_question_files_and_unknown_documents(
