@@ -131,7 +131,7 @@ def _report(corpus: str, questions: Sequence[Question], inject_tokens: int,
 
 def _lines(report: dict[str, Any]) -> list[str]:
     header = ("mode", "recall", "complete", "payload", "p95", "max", "footprint", "oracle",
-              "scan")
+              "scan", "wrong doc")
     rows = []
     for mode, entry in report["modes"].items():
         rows.append(_row(mode, entry["overall"]))
@@ -149,7 +149,8 @@ def _lines(report: dict[str, Any]) -> list[str]:
     lines.extend(["", ("recall: share of evidence quotes found; complete: questions with every "
                   "quote found; payload: mean tokens, p95 and max per question; footprint: "
                   "inject payload / payload; "
-                  "oracle: payload / smallest node set holding the evidence")])
+                  "oracle: payload / smallest node set holding the evidence; wrong doc: mean "
+                  "share of retrieved characters from documents holding none of the evidence")])
     return lines
 
 
@@ -157,7 +158,8 @@ def _row(name: str, summary: dict[str, Any]) -> tuple[str, ...]:
     return (name, _number(summary["recall"]), f"{summary['complete']}/{summary['questions']}",
             f"{summary['payload_tokens']:,.0f}", f"{summary['payload_p95']:,.0f}",
             f"{summary['payload_max']:,}", _number(summary["footprint_ratio"], "x"),
-            _number(summary["oracle_ratio"], "x"), f"{summary['scan_tokens']:,.0f}")
+            _number(summary["oracle_ratio"], "x"), f"{summary['scan_tokens']:,.0f}",
+            _number(summary.get("wrong_document_rate")))
 
 
 def _number(value: object, suffix: str = "") -> str:

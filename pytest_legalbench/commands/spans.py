@@ -48,7 +48,16 @@ def register(commands: Any) -> None:
                      help="score provisions in rank order up to C characters")
     spans.add_argument("--sample", type=int,
                        help="score N tests spread evenly over the file (default: all)")
-    spans.add_argument("--json", action="store_true", help="print the result as JSON")
+    spans.add_argument("--split", choices=("tune", "test"),
+                       help="score only the tests of this split: tests are split by contract "
+                            "family (the file name up to its first underscore) on a salted "
+                            "hash, the visible question set's families always tuning "
+                            "(spans.splits); a rule is decided on tune and reported on test")
+    spans.add_argument("--by-tag", action="store_true",
+                       help="also print recall, precision and the wrong-document rate per "
+                            "tag (a CUAD test's clause category)")
+    spans.add_argument("--json", action="store_true",
+                       help="print the result as JSON (per-tag figures under by_tag)")
     add_backend_options(spans)
     spans.set_defaults(run=run_spans)
 
@@ -56,13 +65,7 @@ def register(commands: Any) -> None:
 def run_spans(args: argparse.Namespace, progress: Progress) -> int:
     """Retrieve for every test's query and print precision and recall."""
     from pytest_legalbench.spans.benchmark_file import Snippet, read_benchmark
-    from pytest_legalbench.spans.scoring import (
-        cut_to_budget,
-        cut_to_k,
-        score_spans,
-        summarise,
-        wrong_document_share,
-    )
+    from pytest_legalbench.spans.span_runs import score_test, summarise_by_tag, summarise_run
 
     for name, option in (("k", "-k"), ("budget_chars", "--budget-chars"),
                          ("sample", "--sample")):
@@ -70,7 +73,7 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
         if value is not None and value < 1:
             raise UsageProblem(f"{option} must be a positive integer, got {value}")
     benchmark = read_benchmark(args.benchmark)
-    tests = _sample(benchmark.tests, args.sample)
+    tests = _sample(_split(benchmark.tests, args.split), args.sample)
     selection, documents = load_selection(args, progress)
     root = args.docs if args.docs is not None else corpus_folder(args)
     paths = _file_paths(documents, root)
@@ -87,42 +90,58 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
     budget_tokens = (math.ceil(args.budget_chars / CHARS_PER_TOKEN) if args.budget_chars
                      else _UNBOUNDED_TOKENS)
     indexes = indexes_of(args, documents, progress)
-    scores = []
-    wrong: list[float] = []
+    scored = []
     with open_query(args, progress, args.mode, documents, indexes, k=limit,
                     payload_budget_tokens=budget_tokens) as session:
         for position, test in enumerate(tests, 1):
             # A document outside the benchmark's root can hold no gold span: it only costs.
             ranked = [Snippet(paths.get(p.doc_id, f"<{p.doc_id}>"), p.start, p.end)
                       for p in _ranked(session.mode, test.query, limit)]
-            kept = cut_to_k(ranked, args.k) if args.k else cut_to_budget(ranked, args.budget_chars)
             gold = [Snippet(_normal(s.file_path), s.start, s.end) for s in test.snippets]
-            scores.append(score_spans(kept, gold))
-            share = wrong_document_share(kept, gold)
-            if share is not None:
-                wrong.append(share)
+            scored.append(score_test(ranked, gold, k=args.k, budget_chars=args.budget_chars,
+                                     tags=test.tags))
             if position % 25 == 0 or position == len(tests):
                 progress(f"{session.mode.name}: {position}/{len(tests)} tests")
         mode_name = session.mode.name
-    summary = summarise(scores)
-    result = {
+    summary = summarise_run(scored)
+    by_tag = summarise_by_tag(scored)
+    result: dict[str, Any] = {
         "tests": summary.tests, "mode": mode_name, "k": args.k, "budget_chars": args.budget_chars,
         "recall": round(summary.recall, 4), "precision": round(summary.precision, 4),
         "benchmark": str(args.benchmark), "tests_in_file": len(benchmark.tests),
-        "corpus": selection.describe(),
-        "retrieved_chars_mean": round(sum(s.retrieved_chars for s in scores)
-                                      / max(1, len(scores)), 1),
-        "wrong_document_rate": round(sum(wrong) / len(wrong), 4) if wrong else None,
+        "split": args.split, "corpus": selection.describe(),
+        "retrieved_chars_mean": round(summary.retrieved_chars, 1),
+        "wrong_document_rate": summary.to_dict()["wrong_document_rate"],
+        "by_tag": {tag: entry.to_dict() for tag, entry in by_tag.items()},
     }
     if args.json:
         print(json.dumps(result))
-    else:
-        cut = f"k={args.k}" if args.k else f"budget {args.budget_chars:,} characters"
-        rate = result["wrong_document_rate"]
-        print(f"{mode_name} on {summary.tests} of {len(benchmark.tests)} tests ({cut}): "
-              f"recall {summary.recall:.4f}, precision {summary.precision:.4f}, characters "
-              f"from documents holding no gold span {'-' if rate is None else f'{rate:.4f}'}")
+        return 0
+    cut = f"k={args.k}" if args.k else f"budget {args.budget_chars:,} characters"
+    rate = result["wrong_document_rate"]
+    where = f" of the {args.split} split" if args.split else ""
+    print(f"{mode_name} on {summary.tests}{where} of {len(benchmark.tests)} tests ({cut}): "
+          f"recall {summary.recall:.4f}, precision {summary.precision:.4f}, characters "
+          f"from documents holding no gold span {'-' if rate is None else f'{rate:.4f}'}")
+    if args.by_tag:
+        width = max((len(tag) for tag in by_tag), default=3)
+        print(f"{'tag':{width}}  {'tests':>5}  {'recall':>6}  {'precision':>9}  "
+              f"{'wrong doc':>9}")
+        for tag, entry in by_tag.items():
+            wrong = "-" if entry.wrong_document_rate is None else \
+                f"{entry.wrong_document_rate:.4f}"
+            print(f"{tag:{width}}  {entry.tests:>5}  {entry.recall:6.4f}  "
+                  f"{entry.precision:9.4f}  {wrong:>9}")
     return 0
+
+
+def _split(tests: Sequence[Any], split: str | None) -> Sequence[Any]:
+    """The tests of one split of the project's family split (all without one)."""
+    if split is None:
+        return tests
+    from pytest_legalbench.spans.splits import default_split
+
+    return default_split().select(tests, split)
 
 
 def _ranked(mode: Any, query: str, limit: int) -> Sequence[Provision]:

@@ -25,17 +25,22 @@ from collections.abc import Callable, Sequence
 
 from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable
+from pytest_legalbench.modes.budget import rank_value
 from pytest_legalbench.modes.chunks import ChunksMode
 from pytest_legalbench.modes.closure import Closure
 from pytest_legalbench.modes.names import NAVEMBED_STRATEGIES
 from pytest_legalbench.modes.node_ranking import POOL, NodeRanking
-from pytest_legalbench.modes.routing import Route
+from pytest_legalbench.modes.routing import Route, asks_about_instrument
 from pytest_legalbench.modes.titles import TitlesMode
 from pytest_legalbench.modes.units import named_definitions
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
 from pytest_legalbench.vectors.embedding import Embedder, EmbeddingModelError, resolve_model_path
 from pytest_legalbench.vectors.ranking import ranked
+
+#: What the opening of an instrument the question names is worth as a hit, when the question
+#: asks who made it, when or under what name (a ranked hit's value falls from 1).
+OPENING_VALUE = 0.8
 
 #: Builds one strategy's mode from the corpus, the settings, the embedder (loaded when called,
 #: so a strategy that embeds nothing never loads one) and the client.
@@ -70,7 +75,7 @@ class EmbedMode(NodeRanking):
         """Cosine ranking of the searched documents' units, weighted by the route."""
         searched = self.searched(route, self.by_words(question, route)
                                  if not route.routed else [])
-        return self.fuse([self.by_cosine(question, searched)], route), []
+        return self.fuse([("cosine", self.by_cosine(question, searched))], route), []
 
 
 class HybridMode(NodeRanking):
@@ -82,7 +87,7 @@ class HybridMode(NodeRanking):
         """Cosine and BM25 rankings fused, weighted by the route."""
         words = self.by_words(question, route)
         cosine = self.by_cosine(question, self.searched(route, words))
-        return self.fuse([cosine, words], route), []
+        return self.fuse([("cosine", cosine), ("words", words)], route), []
 
 
 class RerankMode(NodeRanking):
@@ -98,7 +103,8 @@ class RerankMode(NodeRanking):
     def order(self, question: str, route: Route) -> tuple[list[int], list[str]]:
         """The cosine pool re-ordered by the cross-encoder."""
         searched = self.searched(route, self.by_words(question, route) if not route.routed else [])
-        pool = self.fuse([self.by_cosine(question, searched)], route)[:self.settings.rerank_pool]
+        pool = self.fuse([("cosine", self.by_cosine(question, searched))],
+                         route)[:self.settings.rerank_pool]
         texts = [self.context.text(self.nodes[i]) for i in pool]
         scores = self.reranker.scores(question, texts)
         order = [pool[i] for i in ranked(scores, [self.labels[i] for i in pool])]
@@ -133,6 +139,12 @@ class ClosureMode(HybridMode):
     it needs to be read; the budget, not ``k``, decides how many."""
 
     strategy = "closure"
+    #: Whether a definition of a term the question writes is offered as the best hit (it is
+    #: what a question about the term asks for, even when no ranked clause uses the term).
+    named_definitions_first = True
+    #: What the opening of a named instrument is worth as a hit when the question asks who
+    #: made the instrument, when or under what name (0: never offered for that).
+    opening_value = OPENING_VALUE
 
     def __init__(self, corpus: Corpus, settings: ModeSettings, embedder: Embedder) -> None:
         super().__init__(corpus, settings, embedder)
@@ -152,8 +164,22 @@ class ClosureMode(HybridMode):
         """The named definitions as the best hits, then the ranked units."""
         route = self.router.route(question)
         named = [(node, 1.0) for node in named_definitions(question, self._definitions)
-                 if route.weight(node.doc_id) == 1.0]
-        return [*named, *super().hits(question, order)][:POOL]
+                 if route.weight(node.doc_id) == 1.0] if self.named_definitions_first else []
+        return [*named, *self.openings(question, route), *super().hits(question, order)][:POOL]
+
+    def openings(self, question: str, route: Route) -> list[tuple[Node, float]]:
+        """The opening unit of each routed document, when the question asks about the
+        instruments themselves; the first family's full ``opening_value``, later families
+        less, as ranked hits fall."""
+        if not self.opening_value or not route.routed or not asks_about_instrument(question):
+            return []
+        found = []
+        for rank, family in enumerate(route.families, start=1):
+            for doc_id in family:
+                unit = self.space.opening(doc_id)
+                if unit is not None:
+                    found.append((unit, self.opening_value * rank_value(rank)))
+        return found
 
     def limit(self) -> int | None:
         """No cap on hits: value and the budget decide."""

@@ -27,8 +27,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_legalbench.modes import routing
 from pytest_legalbench.modes.routing import (
-    FLAG_BONUS,
     OFF_ROUTE,
     Route,
     Router,
@@ -56,6 +56,8 @@ LONG_FACTOR = 1.0
 DEFINITION_FACTOR = 1.5
 #: Nodes scoring below this share of the best are noise, not candidates.
 KEEP_SHARE = 0.2
+#: Whether the words that routed a question are left out of its word matching.
+ROUTING_NAMES_OUT = True
 
 #: Index flag names by ``Flags`` field name (the question asks in field names).
 _FLAG_FIELDS = {"has_money": "hasMoney", "has_date": "hasDate",
@@ -159,7 +161,8 @@ def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
             route: Route) -> dict[str, float]:
     # The names that routed the question have done their work: left in, they would pick the
     # openings and signature blocks that print them, not the provision asked about.
-    names = {word for name in route.words for word in stemmed(name)}
+    names = ({word for name in route.words for word in stemmed(name)} if ROUTING_NAMES_OUT
+             else set())
     asked_words = [stem(w) for w in tokenise(question) if w not in STOP_WORDS
                    and stem(w) not in names] or stemmed(question)
     matched = bm25.scores(asked_words)
@@ -169,7 +172,8 @@ def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
     for entry, lexical in zip(candidates, matched):
         if lexical <= 0:
             continue
-        score = float(lexical) * (1 + FLAG_BONUS * sum(bool(entry.fields.get(f)) for f in flags))
+        score = float(lexical) * (1 + routing.FLAG_BONUS
+                                  * sum(bool(entry.fields.get(f)) for f in flags))
         scores[entry.node_id] = score * route.weight(entry.doc_id)
     scores = _with_parts(candidates, scores)
     for entry in candidates:

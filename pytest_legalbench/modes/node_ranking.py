@@ -38,6 +38,9 @@ from pytest_legalbench.vectors.ranking import RRF_K, SCORE_PRECISION, ranked
 SEARCHED_DOCUMENTS = 8
 #: Ranked units offered to the budgeted selection.
 POOL = 60
+#: What each ranking counts for in reciprocal-rank fusion, by its name ("cosine": embedding
+#: similarity, "words": BM25).
+FUSION_WEIGHTS = {"cosine": 1.0, "words": 1.0}
 
 
 def without_names(question: str, route: Route) -> str:
@@ -106,13 +109,17 @@ class NodeRanking:
         best first."""
         return ranked(self.lexical.scores(without_names(question, route)), self.labels)
 
-    def fuse(self, rankings: Sequence[Sequence[int]], route: Route) -> list[int]:
-        """Reciprocal-rank fusion of ``rankings``, each unit's score times its route weight;
-        units no ranking reached are left out."""
+    def fuse(self, rankings: Sequence[tuple[str, Sequence[int]]], route: Route) -> list[int]:
+        """Reciprocal-rank fusion of the named ``rankings`` (each weighted by
+        ``FUSION_WEIGHTS``), each unit's score times its route weight; units no ranking
+        reached are left out."""
         scores: dict[int, float] = {}
-        for ranking in rankings:
+        for name, ranking in rankings:
+            weight = FUSION_WEIGHTS[name]
+            if not weight:
+                continue
             for rank, position in enumerate(ranking[:POOL * 4], start=1):
-                scores[position] = scores.get(position, 0.0) + 1.0 / (RRF_K + rank)
+                scores[position] = scores.get(position, 0.0) + weight / (RRF_K + rank)
         weighted = {p: s * route.weight(self.nodes[p].doc_id) for p, s in scores.items()
                     if p in self.rankable}
         return sorted(weighted, key=lambda p: (-round(weighted[p], SCORE_PRECISION + 3),

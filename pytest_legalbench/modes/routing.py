@@ -84,6 +84,18 @@ _RAW_WORD = re.compile(r"[a-z]+|%|\$")
 #: What each flag the question asks for adds to a provision's value, when the provision has it.
 FLAG_BONUS = 0.25
 
+#: Question words that ask about an instrument itself: who made it, when, under what name.
+#: Contracts of every kind say that in their opening (title, parties, date), whatever else
+#: they are about, so such a question reads the opening of the instruments it names.
+OPENING_CUES = frozenset({
+    "parties", "party", "signatories", "signatory", "counterparties", "dated", "date", "dates",
+    "effective", "entered", "executed", "made", "name", "named", "called", "titled"})
+
+
+def asks_about_instrument(question: str) -> bool:
+    """Whether the question asks who made an instrument, when or under what name."""
+    return bool(set(_RAW_WORD.findall(question.lower())) & OPENING_CUES)
+
 
 def flag_boost(node: Node, flags: Sequence[str]) -> float:
     """1, plus ``FLAG_BONUS`` per asked-for flag ``node`` carries."""

@@ -27,6 +27,9 @@ from pytest_legalbench.vectors.lexical_index import LexicalIndex
 
 #: Corpora up to this many documents are embedded whole when the vectors are first asked for.
 EAGER_DOCUMENTS = 40
+#: An opening starts this close to the top of its document (past a cover line or an exhibit
+#: number, not past a table of contents).
+OPENING_START = 2000
 #: Units with fewer tokens of their own (context line aside) are headings, never hits; they
 #: still come in as the lead-in of a clause that is taken.
 MIN_HIT_TOKENS = 8
@@ -61,6 +64,17 @@ class UnitSpace:
                        for doc_id, units in zip(self.doc_ids, per_document)}
         self.lexical = LexicalIndex([self.context.text(node) for node in self.nodes],
                                     stem_words=True)
+
+    def opening(self, doc_id: str) -> Node | None:
+        """The document's opening: its first unit that says something (title, parties and
+        date, in a contract), if it starts within the first ``OPENING_START`` characters."""
+        for position in self.rows.get(doc_id, range(0)):
+            node = self.nodes[position]
+            if node.start > OPENING_START:
+                return None
+            if position in self.rankable:
+                return node
+        return None
 
     @classmethod
     def of(cls, corpus: Corpus) -> UnitSpace:

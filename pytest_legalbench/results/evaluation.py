@@ -7,7 +7,7 @@ evidence, so they carry no recall and are summarised apart from the document-bou
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from statistics import fmean
 
@@ -33,6 +33,9 @@ class QuestionScore:
     node_ids: tuple[str, ...]
     quotes: tuple[QuoteCheck, ...] = ()
     """Each evidence quote, found or missed, and where a found one lies."""
+    wrong_document_share: float | None = None
+    """Share of the retrieved characters from documents holding none of the evidence (the
+    document-level mismatch); None for a control or an empty retrieval."""
 
     @property
     def oracle_ratio(self) -> float | None:
@@ -48,6 +51,7 @@ class QuestionScore:
         record["quotes"] = [quote.to_dict() for quote in self.quotes]
         record["oracle_ratio"] = _rounded(self.oracle_ratio)
         record["recall"] = _rounded(self.recall)
+        record["wrong_document_share"] = _rounded(self.wrong_document_share)
         return record
 
 
@@ -76,7 +80,19 @@ class Scorer:
             question_id=question.id, kind=question.kind, mode=mode, recall=recall,
             payload_tokens=payload_tokens, oracle_tokens=self.oracle(question),
             scan_tokens=scan_tokens, node_ids=tuple(p.node_id for p in provisions),
-            quotes=quotes)
+            quotes=quotes, wrong_document_share=wrong_document_share(
+                provisions, {quote.doc_id for quote in question.evidence}))
+
+
+def wrong_document_share(provisions: Sequence[Provision],
+                         evidence_documents: Collection[str]) -> float | None:
+    """The share of the provisions' characters from documents outside
+    ``evidence_documents`` (Reuter et al. 2025's document-level retrieval mismatch); None
+    when there is no evidence to hold or nothing was retrieved."""
+    total = sum(len(p.text) for p in provisions)
+    if not evidence_documents or not total:
+        return None
+    return sum(len(p.text) for p in provisions if p.doc_id not in evidence_documents) / total
 
 
 @dataclass(frozen=True)
@@ -96,6 +112,9 @@ class ScoreSummary:
     """Inject's payload over this mean payload: how many times smaller the context is."""
     oracle_ratio: float | None
     scan_tokens: float
+    wrong_document_rate: float | None = None
+    """Mean over questions of the share of retrieved characters from documents holding none
+    of their evidence."""
 
     def to_dict(self) -> dict[str, object]:
         """The summary as plain builtins, ratios rounded to 4 places."""
@@ -106,6 +125,7 @@ def summarise(scores: Sequence[QuestionScore], inject_tokens: int | None) -> Sco
     """The summary of ``scores`` (one mode's, usually), against inject's payload."""
     recalls = [s.recall for s in scores if s.recall is not None]
     ratios = [r for r in (s.oracle_ratio for s in scores) if r is not None]
+    wrong = [w for w in (s.wrong_document_share for s in scores) if w is not None]
     payload = fmean(s.payload_tokens for s in scores) if scores else 0.0
     payloads = sorted(s.payload_tokens for s in scores)
     return ScoreSummary(
@@ -114,7 +134,8 @@ def summarise(scores: Sequence[QuestionScore], inject_tokens: int | None) -> Sco
         payload_p95=float(nearest_rank(payloads, 0.95)), payload_max=max(payloads, default=0),
         footprint_ratio=(inject_tokens / payload if inject_tokens and payload else None),
         oracle_ratio=fmean(ratios) if ratios else None,
-        scan_tokens=fmean(s.scan_tokens for s in scores) if scores else 0.0)
+        scan_tokens=fmean(s.scan_tokens for s in scores) if scores else 0.0,
+        wrong_document_rate=fmean(wrong) if wrong else None)
 
 
 def nearest_rank(ordered: Sequence[int], share: float) -> int:

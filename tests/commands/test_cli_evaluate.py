@@ -30,6 +30,9 @@ def test_evaluate_reports_recall_payload_and_the_baseline_beside_each_mode(
     navindex = report["modes"]["navindex"]
     overall = navindex["overall"]
     assert overall["questions"] == 2 and 0.0 <= overall["recall"] <= 1.0
+    # One document holds every quote, so no retrieved character is from a wrong document.
+    assert overall["wrong_document_rate"] == 0.0
+    assert all(r["wrong_document_share"] == 0.0 for r in report["per_question"])
     assert overall["footprint_ratio"] == pytest.approx(
         report["inject_tokens"] / overall["payload_tokens"], rel=1e-3)
     equal = navindex["chunks_at_equal_payload"]["overall"]
@@ -53,6 +56,7 @@ def test_evaluate_prints_a_table_by_default(lease: tuple[Path, Path, str], tmp_p
     assert status == 0
     assert out.startswith("2 questions (0 out-of-scope controls) over folder")
     assert "navembed:chunks at equal payload" in out and "recall by kind:" in out
+    assert "wrong doc" in out
 
 
 def test_evaluate_names_bad_question_files_and_unknown_documents(
@@ -126,3 +130,35 @@ def test_spans_rejects_files_outside_the_corpus_and_bad_cuts(
     status, _, err = run_command(capsys, "spans", str(tmp_path / "broken.json"), "--docs",
                           str(folder), "--mode", "navindex", "-k", "3", "-q")
     assert status == 2 and "broken.json: tests[0]" in err
+
+
+def test_spans_scores_one_split_per_tag_with_the_wrong_document_rate(
+        lease: tuple[Path, Path, str], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    folder, _, _ = lease
+    # "CardlyticsInc" is a tuning family by the split's hash, "lease.txt" a test family.
+    notice = "NOTICE LETTER\n\nAll notices go to the Landlord at 1 Main Street, Toronto.\n"
+    (folder / "CardlyticsInc_notice.txt").write_text(notice, encoding="utf-8")
+    bench = tmp_path / "bench.json"
+    start = LEASE.index("rent of $2,500")
+    bench.write_text(json.dumps({"tests": [
+        {"query": "What is the monthly rent?", "tags": ["Rent"],
+         "snippets": [{"file_path": "lease.txt", "span": [start, start + 30]}]},
+        {"query": "Where do notices go?", "tags": ["Notice"],
+         "snippets": [{"file_path": "CardlyticsInc_notice.txt", "span": [15, 40]}]},
+    ]}), encoding="utf-8")
+    common = [str(bench), "--docs", str(folder), "--mode", "navembed:chunks", "-k", "2",
+              "--json", "-q", "--cache-dir", str(tmp_path / "cache")]
+    status, out, _ = run_command(capsys, "spans", *common, "--split", "test")
+    result = json.loads(out)
+    assert status == 0 and (result["split"], result["tests"]) == ("test", 1)
+    # Each document is one chunk and k=2 takes both: the notice letter is the wrong document.
+    assert result["wrong_document_rate"] == round(len(notice) / (len(notice) + len(LEASE)), 4)
+    assert list(result["by_tag"]) == ["Rent"] and result["by_tag"]["Rent"]["recall"] == 1.0
+    status, out, _ = run_command(capsys, "spans", *common, "--split", "tune")
+    result = json.loads(out)
+    assert (result["split"], result["tests"], list(result["by_tag"])) == ("tune", 1, ["Notice"])
+    status, out, _ = run_command(capsys, "spans", *common[:-4], "-q", "--by-tag",
+                                 "--cache-dir", str(tmp_path / "cache"))
+    assert status == 0 and "on 2 of 2 tests (k=2)" in out
+    assert "Notice" in out and "Rent" in out and "wrong doc" in out

@@ -18,6 +18,7 @@ from pytest_legalbench.modes.base import Corpus, ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.chunks import CHUNK_TOP_K, ChunksMode
 from pytest_legalbench.modes.names import NAVEMBED_STRATEGIES
 from pytest_legalbench.modes.navembed import (
+    ClosureMode,
     EmbedMode,
     EmbedXrefMode,
     HybridMode,
@@ -29,7 +30,12 @@ from pytest_legalbench.navindex.build import build_corpus
 from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.cross_encoder import Reranker
 from pytest_legalbench.vectors.embedding import WeightedTexts
-from tests.support.modes_samples import OFFICE_AMENDMENT_TEXT, OFFICE_LEASE_TEXT, WordEmbedder
+from tests.support.modes_samples import (
+    OFFICE_AMENDMENT_TEXT,
+    OFFICE_LEASE_TEXT,
+    SUPPLY_TEXT,
+    WordEmbedder,
+)
 
 
 class LengthReranker(Reranker):
@@ -266,3 +272,34 @@ def test_titles_picks_are_checked_and_counted() -> None:
     assert [n.node_id for n in nodes] == ["lease:3", "amend:1"]
     assert dict(dropped) == {"invalid_ids": 2, "document_ids": 1, "repeated_ids": 1,
                              "overlapping": 1}
+
+
+def test_closure_reads_the_named_instruments_openings_when_asked_who_made_them() -> None:
+    # A second transaction, so that a name can tell the lease's family from another.
+    corpus = _corpus(None, Document("supply", "Supply Agreement", SUPPLY_TEXT))
+    mode = ClosureMode(corpus, ModeSettings(), WordEmbedder())
+    question = "Who are the parties to the Harbor Properties lease, and when was it made?"
+    route = mode.router.route(question)
+    assert route.documents() == ("lease", "amend")
+    openings = mode.openings(question, route)
+    # Each routed instrument's first unit that says something: the lease's preamble.
+    lease_opening = openings[0][0]
+    assert lease_opening.doc_id == "lease" and lease_opening.start == 0
+    assert "made by Harbor Properties LLC" in lease_opening.text
+    assert [(node.doc_id, value) for node, value in openings] == [("lease", 0.8), ("amend", 0.8)]
+    ids = [p.node_id for p in mode.retrieve(question).provisions]
+    assert lease_opening.node_id in ids[:3]
+    # A question about something else, or one naming no instrument, reads no opening for it.
+    assert mode.openings("What is the Base Rent under the Harbor Properties lease?",
+                         mode.router.route("What is the Base Rent under the Harbor lease?")) \
+        == []
+    assert mode.openings("When was the lease made?", mode.router.route("When was it made?")) \
+        == []
+
+
+def test_the_opening_rule_can_be_switched_off() -> None:
+    corpus = _corpus(None, Document("supply", "Supply Agreement", SUPPLY_TEXT))
+    mode = ClosureMode(corpus, ModeSettings(), WordEmbedder())
+    mode.opening_value = 0.0
+    question = "Who are the parties to the Harbor Properties lease?"
+    assert mode.openings(question, mode.router.route(question)) == []

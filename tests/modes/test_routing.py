@@ -8,6 +8,7 @@ from pytest_legalbench.modes.routing import (
     OFF_ROUTE,
     Router,
     asked_names,
+    asks_about_instrument,
     flag_boost,
     name_words,
     question_flags,
@@ -92,3 +93,11 @@ def test_every_question_of_the_real_set_routes_to_its_documents(
         assert set(question.documents) <= set(route.documents()), question.id
         # One transaction at a time: every question of the set names exactly its own.
         assert len(route.families) == 1, (question.id, route.families)
+
+
+def test_questions_about_who_made_an_instrument_and_when_are_recognised() -> None:
+    assert asks_about_instrument("Who are the parties to the Distributor Agreement?")
+    assert asks_about_instrument("What is the effective date of Amendment No. 2?")
+    assert asks_about_instrument("On what date was the licence entered into?")
+    assert not asks_about_instrument("What is the royalty rate for wireless products?")
+    assert not asks_about_instrument("Can the licensee assign its rights?")

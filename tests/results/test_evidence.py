@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,7 +12,13 @@ from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import Evidence, Question
 from pytest_legalbench.modes.base import Provision
 from pytest_legalbench.navindex.build import build_corpus
-from pytest_legalbench.results.evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
+from pytest_legalbench.results.evaluation import (
+    QuestionScore,
+    Scorer,
+    summarise,
+    summarise_by_kind,
+    wrong_document_share,
+)
 from pytest_legalbench.results.evidence import (
     EvidenceNotFound,
     Span,
@@ -161,3 +169,32 @@ def test_summaries_average_recall_payload_and_ratios() -> None:
     assert kinds["lookup"].recall == 0.75
     assert kinds["out_of_scope"].recall is None and kinds["out_of_scope"].oracle_ratio is None
     assert summarise([], None).to_dict()["recall"] is None
+
+
+def _provision(doc_id: str, length: int) -> Provision:
+    return Provision(doc_id=doc_id, node_id=f"{doc_id}:n{length}", clause="", start=0,
+                     end=length, text="x" * length)
+
+
+def test_the_wrong_document_share_is_the_characters_from_documents_without_evidence() -> None:
+    # 300 of 1,000 characters come from "other", which holds none of the evidence.
+    provisions = [_provision("lic", 500), _provision("other", 300), _provision("amend", 200)]
+    assert wrong_document_share(provisions, {"lic", "amend"}) == 0.3
+    assert wrong_document_share(provisions, {"other"}) == 0.7
+    assert wrong_document_share([], {"lic"}) is None
+    # A control has no evidence, so no document is the right one.
+    assert wrong_document_share(provisions, set()) is None
+
+
+def test_the_scorer_reports_the_wrong_document_share_and_summaries_average_it() -> None:
+    index = _index()
+    scorer = Scorer({**TEXTS, "elsewhere": "y" * 20}, [index])
+    question = _question(evidence=(Evidence("lic", "a fee of $5,000 per quarter"),))
+    score = scorer.score(question, "m", [_provision("lic", 60), _provision("elsewhere", 20)], 20)
+    assert score.wrong_document_share == 0.25
+    assert score.to_dict()["wrong_document_share"] == 0.25
+    control = scorer.score(_question("out_of_scope"), "m", [_provision("lic", 10)], 3)
+    assert control.wrong_document_share is None
+    summary = summarise([score, replace(score, wrong_document_share=0.75), control], None)
+    assert summary.wrong_document_rate == 0.5
+    assert summarise([control], None).to_dict()["wrong_document_rate"] is None
