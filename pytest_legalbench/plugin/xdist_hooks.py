@@ -1,8 +1,10 @@
-"""xdist wiring: workers share the machine's cores, a question's items share a worker, and a
-worker's heap is frozen for its exit.
+"""xdist wiring of a benchmark session: workers share the machine's cores, a question's items
+share a worker, and a worker's heap is frozen for its exit.
 
-The hooks are xdist's, marked optional, so they lie idle where pytest-xdist is not installed.
-The schedulers live in ``plugin.question_scheduling``.
+Registered only when a benchmark session starts (``plugin.session_start``): any other session
+keeps xdist's own scheduler and the thread pools it would have had. The hooks are xdist's,
+marked optional, so they lie idle where pytest-xdist is not installed. The schedulers live in
+``plugin.question_scheduling``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pytest_legalbench.plugin.hooks import SETTINGS_KEY
+from pytest_legalbench.plugin.session_start import SETTINGS_KEY
 from pytest_legalbench.run.process_exit import settle_worker
 
 #: Thread-pool sizes numpy's BLAS (and OpenMP code) read when a worker first imports them.

@@ -101,10 +101,12 @@ class JournalSession:
         return Progress(len(done), len(planned), contents.stops.get(self.run))
 
 
-def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool) -> JournalSession:
+def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool,
+             run: str | None = None) -> JournalSession:
     """A new run's session, or, resuming, the earlier run's settings checked and its records
-    taken; JournalError when they differ. Writes nothing."""
-    run = uuid.uuid4().hex[:12]
+    taken; JournalError when they differ. Writes nothing. ``run`` is the run's token when
+    several processes open the same run each on their own; None draws a new one."""
+    run = run or uuid.uuid4().hex[:12]
     if not place.resumed:
         return JournalSession(place.folder, run, dict(fingerprint.parts), fingerprint.digest,
                               fresh=True, report=report)
