@@ -30,10 +30,13 @@ from pytest_legalbench.plugin.session_start import (
     session_settings,
     start_benchmark,
 )
+from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
+#: Whether the session's settings line was printed in pytest's header.
+HEADER_SHOWN_KEY = pytest.StashKey[bool]()
 #: The fixture a benchmark test asks for to be parametrised over questions and modes.
 CASE_FIXTURE = "legalbench_case"
 #: Markers every benchmark item may carry: its question's kind (practice areas are added
@@ -102,14 +105,14 @@ def area_marker(practice_area: str) -> str:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if CASE_FIXTURE not in metafunc.fixturenames:
         return
+    problem: str | None = None
     try:
         # Benchmark items start the session of a run no flag or ini key asked for.
         settings = start_benchmark(metafunc.config)
     except StartError as error:
         problem = f"legalbench settings: {error}"
-    else:
-        problem = None
     if problem is not None:
+        # Raised outside the handler: a collection error shows its message alone.
         raise pytest.Collector.CollectError(problem)
     cases, invalid = checked_cases(metafunc.config, settings)
     for area in sorted({area_marker(c.question.practice_area) for c in cases}):
@@ -179,6 +182,19 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None:
         return None
+    config.stash[HEADER_SHOWN_KEY] = True
+    return _settings_line(settings)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    # A session started by its benchmark items shows the header line once they are collected.
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None or config.stash.get(HEADER_SHOWN_KEY, False):
+        return None
+    return _settings_line(settings)
+
+
+def _settings_line(settings: Settings) -> str:
     corpus = settings.corpus_dir or "not set"
     if settings.docs_dir is not None:
         return (f"legalbench: documents {settings.docs_dir}, cache {settings.cache_dir}; "

@@ -85,4 +85,5 @@ def start_benchmark(config: pytest.Config) -> Settings:
 
     if not config.pluginmanager.is_registered(xdist_hooks):
         config.pluginmanager.register(xdist_hooks, "legalbench-xdist")
+    xdist_hooks.share_cores_late(config)
     return settings

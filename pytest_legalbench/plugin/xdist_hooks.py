@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pytest_legalbench.plugin.journal_hooks import WORKER_INPUT
 from pytest_legalbench.plugin.session_start import SETTINGS_KEY
 from pytest_legalbench.run.process_exit import settle_worker
 
@@ -25,6 +26,18 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 def worker_threads(cpus: int, local_workers: int) -> int:
     """Threads each of ``local_workers`` processes may use on ``cpus`` cores (at least 1)."""
     return max(1, cpus // max(1, local_workers))
+
+
+def share_cores_late(config: pytest.Config) -> None:
+    """On a worker whose controller started no benchmark session (so set no thread sizes):
+    the same even share, set in this worker's own environment when its session starts, which
+    is before it loads numpy or torch."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None or WORKER_INPUT in workerinput:
+        return
+    threads = worker_threads(len(os.sched_getaffinity(0)), int(workerinput.get("workercount", 1)))
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, str(threads))
 
 
 @pytest.hookimpl(optionalhook=True)

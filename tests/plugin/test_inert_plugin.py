@@ -134,8 +134,8 @@ def test_a_benchmark_run_asked_for_on_the_command_line_fails_at_startup(
     result = unrelated_project.runpytest_subprocess("--legalbench-profile=transactions")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
-    assert errors == ["ERROR: LEGALBENCH_BACKEND='nonsense' is not a backend; choose from "
-                      "reference, anthropic"], result.errlines
+    assert errors == [("ERROR: LEGALBENCH_BACKEND='nonsense' is not a backend; choose from "
+                      "reference, anthropic")], result.errlines
     assert result.outlines == []
 
 
@@ -145,8 +145,8 @@ def test_a_benchmark_run_asked_for_in_the_ini_file_fails_at_startup(
     result = unrelated_project.runpytest_subprocess("-n", "2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.errlines if "LEGALBENCH_BACKEND='nonsense'" in line] \
-        == ["ERROR: LEGALBENCH_BACKEND='nonsense' is not a backend; choose from reference, "
-            "anthropic"]
+        == [("ERROR: LEGALBENCH_BACKEND='nonsense' is not a backend; choose from reference, "
+            "anthropic")]
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["plain", "xdist"])
