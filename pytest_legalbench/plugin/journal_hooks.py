@@ -80,7 +80,7 @@ def _fingerprint(settings: Settings) -> Any:
 def pytest_configure_node(node: Any) -> None:
     journal = node.config.stash.get(JOURNAL_KEY, None)
     if journal is not None:
-        node.workerinput[WORKER_INPUT] = journal.to_dict()
+        node.workerinput[WORKER_INPUT] = journal.handed_over()
     else:
         # Kept only to find the run the workers may open themselves (late_journal).
         node.config.stash[RUN_UID_KEY] = str(node.workerinput.get("testrunuid", ""))

@@ -8,24 +8,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from statistics import fmean
+from typing import Annotated
 
+from pytest_legalbench.files.record_json import Rounded, derived
 from pytest_legalbench.ingest.questions import Question
 from pytest_legalbench.modes.base import Provision
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evidence import oracle_nodes, oracle_tokens
 from pytest_legalbench.results.retrieved import QuoteCheck, check_quotes, provision_spans
 
+#: A measured figure, written rounded to four places.
+Figure = Annotated[float, Rounded(4)]
 
+
+@derived(oracle_ratio="oracle_ratio")
 @dataclass(frozen=True)
 class QuestionScore:
-    """How one mode's retrieval did on one question."""
+    """How one mode's retrieval did on one question (written with its oracle ratio)."""
 
     question_id: str
     kind: str
     mode: str
-    recall: float | None
+    recall: Figure | None
     """Share of the evidence quotes found; None for a control (it has no evidence)."""
     payload_tokens: int
     oracle_tokens: int | None
@@ -35,20 +41,11 @@ class QuestionScore:
     """Each evidence quote, found or missed, and where a found one lies."""
 
     @property
-    def oracle_ratio(self) -> float | None:
+    def oracle_ratio(self) -> Figure | None:
         """Payload over the smallest structural payload holding the evidence."""
         if not self.oracle_tokens:
             return None
         return self.payload_tokens / self.oracle_tokens
-
-    def to_dict(self) -> dict[str, object]:
-        """The score as plain builtins."""
-        record: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
-        record["node_ids"] = list(self.node_ids)
-        record["quotes"] = [quote.to_dict() for quote in self.quotes]
-        record["oracle_ratio"] = _rounded(self.oracle_ratio)
-        record["recall"] = _rounded(self.recall)
-        return record
 
 
 class Scorer:
@@ -81,25 +78,22 @@ class Scorer:
 
 @dataclass(frozen=True)
 class ScoreSummary:
-    """Means over a group of questions (recall and ratios over those that have them)."""
+    """Means over a group of questions (recall and ratios over those that have them);
+    written rounded to four places."""
 
     questions: int
-    recall: float | None
+    recall: Figure | None
     complete: int
     """Questions whose every quote was found."""
-    payload_tokens: float
+    payload_tokens: Figure
     """Mean payload tokens."""
-    payload_p95: float
+    payload_p95: Figure
     """95th percentile of the payloads (nearest rank)."""
     payload_max: int
-    footprint_ratio: float | None
+    footprint_ratio: Figure | None
     """Inject's payload over this mean payload: how many times smaller the context is."""
-    oracle_ratio: float | None
-    scan_tokens: float
-
-    def to_dict(self) -> dict[str, object]:
-        """The summary as plain builtins, ratios rounded to 4 places."""
-        return {f.name: _rounded(getattr(self, f.name)) for f in fields(self)}
+    oracle_ratio: Figure | None
+    scan_tokens: Figure
 
 
 def summarise(scores: Sequence[QuestionScore], inject_tokens: int | None) -> ScoreSummary:
@@ -131,7 +125,3 @@ def summarise_by_kind(scores: Sequence[QuestionScore],
     kinds = sorted({s.kind for s in scores})
     return {kind: summarise([s for s in scores if s.kind == kind], inject_tokens)
             for kind in kinds}
-
-
-def _rounded(value: object) -> object:
-    return round(value, 4) if isinstance(value, float) else value
