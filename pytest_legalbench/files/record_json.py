@@ -253,50 +253,44 @@ _ADAPTERS: dict[Any, Any] = {}
 
 
 def _adapter(kind: Any) -> Any:
+    """The adapter of a one-tuple of ``kind``: a tuple type may carry a config, which reaches
+    every record inside it that has none of its own. The config keeps a NaN or an infinity
+    a float, so ``json.dumps(..., allow_nan=False)`` refuses it instead of writing null."""
     found = _ADAPTERS.get(kind)
     if found is None:
-        from pydantic import TypeAdapter
+        from pydantic import ConfigDict, TypeAdapter
 
-        found = _ADAPTERS[kind] = TypeAdapter(kind)
+        found = _ADAPTERS[kind] = TypeAdapter(
+            tuple[kind], config=ConfigDict(ser_json_inf_nan="constants"))
     return found
 
 
 def to_builtins(value: object, kind: Any = None) -> Any:
     """``value`` as JSON-ready builtins, in its record layout (``kind`` types it when its
     class alone does not, e.g. a tuple of records)."""
-    return _adapter(kind if kind is not None else type(value)).dump_python(
-        value, mode="json", by_alias=True)
+    adapter = _adapter(kind if kind is not None else type(value))
+    return adapter.dump_python((value,), mode="json", by_alias=True)[0]
 
 
-def from_builtins(kind: type[T], data: object, *, what: str,
+def from_builtins(kind: type[T], data: object, *, what: str | None = None,
                   error: type[Exception] = RecordError) -> T:
-    """Read ``data`` as a ``kind``; ``error`` (one line starting with ``what``) when it is
-    not one."""
+    """Read ``data`` as a ``kind``; ``error`` (one line starting with ``what``, by default
+    the type's name) when it is not one."""
     from pydantic import ValidationError
 
     try:
-        found: T = _adapter(kind).validate_python(data)
+        found: T = _adapter(kind).validate_python((data,))[0]
     except ValidationError as problem:
-        raise error(f"{what}: {_first_problem(problem)}") from None
-    return found
-
-
-def from_json(kind: type[T], text: str | bytes, *, what: str,
-              error: type[Exception] = RecordError) -> T:
-    """Read JSON text as a ``kind``, as ``from_builtins`` does."""
-    from pydantic import ValidationError
-
-    try:
-        found: T = _adapter(kind).validate_json(text)
-    except ValidationError as problem:
-        raise error(f"{what}: {_first_problem(problem)}") from None
+        named = what if what is not None else getattr(kind, "__name__", str(kind))
+        raise error(f"{named}: {_first_problem(problem)}") from None
     return found
 
 
 def _first_problem(problem: Any) -> str:
     errors = problem.errors(include_url=False, include_context=False, include_input=False)
     first = errors[0]
-    where = ".".join(str(part) for part in first["loc"])
+    # The first part of each location is the one-tuple's index (see _adapter).
+    where = ".".join(str(part) for part in first["loc"][1:])
     message = str(first["msg"]).removeprefix("Value error, ")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{where}: {message}{more}" if where else f"{message}{more}"
@@ -304,7 +298,9 @@ def _first_problem(problem: Any) -> str:
 
 def json_schema(kind: Any, *, title: str | None = None) -> dict[str, Any]:
     """The JSON Schema of what ``to_builtins`` writes for a ``kind``."""
-    schema: dict[str, Any] = _adapter(kind).json_schema(mode="serialization", by_alias=True)
+    from pydantic import TypeAdapter
+
+    schema: dict[str, Any] = TypeAdapter(kind).json_schema(mode="serialization", by_alias=True)
     if title is not None:
         schema["title"] = title
     return schema

@@ -91,9 +91,9 @@ def read_reply(message: Any, requested_model: str) -> Reply | str:
         return "response carries no usage block, so it cannot be accounted for"
     dump = raw_usage.model_dump() if hasattr(raw_usage, "model_dump") else raw_usage
     try:
-        usage = from_builtins(Usage, dump, what="usage", error=LedgerFormatError)
+        usage = from_builtins(Usage, dump, what="usage in response", error=LedgerFormatError)
     except LedgerFormatError as error:
-        return f"malformed usage in response: {error}"
+        return f"malformed {error}"
     model = getattr(message, "model", None)
     stop = getattr(message, "stop_reason", None)
     return Reply(content, model if isinstance(model, str) and model else requested_model,

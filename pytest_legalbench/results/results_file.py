@@ -121,8 +121,8 @@ RESULTS_LAYOUT = VersionedFile(RESULTS_FILE, 2, {1: _from_version_1},
 
 def results_json(run: StoredRun) -> str:
     """The text of results.json for ``run``."""
-    data = RESULTS_LAYOUT.stamped(to_builtins(run))
     try:
+        data = RESULTS_LAYOUT.stamped(to_builtins(run))
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{RESULTS_FILE}: the summary or a record is not plain JSON data: "

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import Evidence, Question
 from pytest_legalbench.modes.base import Provision
@@ -160,4 +161,4 @@ def test_summaries_average_recall_payload_and_ratios() -> None:
     assert list(kinds) == ["definition", "lookup", "out_of_scope"]
     assert kinds["lookup"].recall == 0.75
     assert kinds["out_of_scope"].recall is None and kinds["out_of_scope"].oracle_ratio is None
-    assert summarise([], None).to_dict()["recall"] is None
+    assert to_builtins(summarise([], None))["recall"] is None
