@@ -20,6 +20,7 @@ from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.settings import Settings, resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
+from pytest_legalbench.plugin.xdist_hooks import BenchmarkXdist, share_cores_late
 from pytest_legalbench.run.journal import JournalError
 from pytest_legalbench.run.preflight import check_report_folder
 from pytest_legalbench.run.process_exit import exit_quickly
@@ -80,10 +81,7 @@ def start_benchmark(config: pytest.Config) -> Settings:
     config.stash[SETTINGS_KEY] = settings
     config.stash[JOURNAL_KEY] = journal
     exit_quickly()
-    # Imported here: its schedulers and thread limits are for benchmark runs only.
-    from pytest_legalbench.plugin import xdist_hooks
-
-    if not config.pluginmanager.is_registered(xdist_hooks):
-        config.pluginmanager.register(xdist_hooks, "legalbench-xdist")
-    xdist_hooks.share_cores_late(config)
+    # Its schedulers and thread limits are for benchmark runs only.
+    config.pluginmanager.register(BenchmarkXdist(settings.modes), "legalbench-xdist")
+    share_cores_late(config)
     return settings
