@@ -19,6 +19,7 @@ from pytest_legalbench.commands import (
     mcp,
     query,
     report,
+    schema,
     spans,
     vectors,
 )
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in (corpus, query, evaluate, spans, cuad, audit, claim_audit, gandr_results,
-                    mcp, report, compare, vectors):
+                    mcp, report, compare, vectors, schema):
         command.register(commands)
     return parser
 

@@ -297,10 +297,20 @@ def _first_problem(problem: Any) -> str:
 
 
 def json_schema(kind: Any, *, title: str | None = None) -> dict[str, Any]:
-    """The JSON Schema of what ``to_builtins`` writes for a ``kind``."""
-    from pydantic import TypeAdapter
+    """The JSON Schema of what ``to_builtins`` writes for a ``kind``; each field described by
+    its docstring."""
+    from pydantic import ConfigDict, TypeAdapter
 
-    schema: dict[str, Any] = TypeAdapter(kind).json_schema(mode="serialization", by_alias=True)
+    # A one-tuple again (see _adapter), for a config that reaches every record inside.
+    holder = TypeAdapter(tuple[kind], config=ConfigDict(use_attribute_docstrings=True))
+    found: dict[str, Any] = holder.json_schema(mode="serialization", by_alias=True)
+    schema: dict[str, Any] = dict(found["prefixItems"][0])
+    if "$ref" in schema and len(schema) == 1:
+        # The record itself, not a reference to it: its definition is the schema's root.
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        schema = dict(found["$defs"].pop(name))
+    if found.get("$defs"):
+        schema["$defs"] = found["$defs"]
     if title is not None:
         schema["title"] = title
     return schema

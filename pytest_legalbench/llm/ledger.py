@@ -103,8 +103,10 @@ def sum_usage(usages: Iterable[Usage]) -> Usage:
 class Call:
     """One model call as the ledger records it."""
 
-    #: Unknown fields in a stored call are errors, not silently dropped.
-    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+    #: Unknown fields in a stored call are errors, not silently dropped. (Its own config, so
+    #: its fields' docstrings are asked for here too, for the JSON Schemas.)
+    __pydantic_config__: ClassVar[dict[str, object]] = {"extra": "forbid",
+                                                         "use_attribute_docstrings": True}
 
     stage: str
     """What the call was for: ``inject.answer``, ``navindex.scan``, ``judge.forward``, ..."""
