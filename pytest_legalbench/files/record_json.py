@@ -354,6 +354,9 @@ class VersionedFile:
             found = data.get(self.legacy_key)
         if found is None:
             found = self.unversioned
+        if found is None:
+            raise RecordError(f"{where}: {self.name} without a {VERSION_KEY}; this build "
+                              f"reads {self._versions_text()}")
         if isinstance(found, bool) or not isinstance(found, int) or found not in self.readable:
             raise RecordError(f"{where}: {self.name} of {VERSION_KEY} {found!r}; this build "
                               f"reads {self._versions_text()}"
