@@ -35,8 +35,8 @@ from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
-#: Whether the session's settings line was printed in pytest's header.
-HEADER_SHOWN_KEY = pytest.StashKey[bool]()
+#: Whether the session was started by collecting benchmark items (no flag or ini key asked).
+STARTED_BY_ITEMS_KEY = pytest.StashKey[bool]()
 #: The fixture a benchmark test asks for to be parametrised over questions and modes.
 CASE_FIXTURE = "legalbench_case"
 #: Markers every benchmark item may carry: its question's kind (practice areas are added
@@ -106,11 +106,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if CASE_FIXTURE not in metafunc.fixturenames:
         return
     problem: str | None = None
+    starting = SETTINGS_KEY not in metafunc.config.stash
     try:
         # Benchmark items start the session of a run no flag or ini key asked for.
         settings = start_benchmark(metafunc.config)
     except StartError as error:
         problem = f"legalbench settings: {error}"
+    else:
+        if starting:
+            metafunc.config.stash[STARTED_BY_ITEMS_KEY] = True
     if problem is not None:
         # Raised outside the handler: a collection error shows its message alone.
         raise pytest.Collector.CollectError(problem)
@@ -180,16 +184,15 @@ def _without_record(report: pytest.TestReport, config: pytest.Config) -> pytest.
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     settings = config.stash.get(SETTINGS_KEY, None)
-    if settings is None:
-        return None
-    config.stash[HEADER_SHOWN_KEY] = True
-    return _settings_line(settings)
+    return None if settings is None else _settings_line(settings)
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
-    # A session started by its benchmark items shows the header line once they are collected.
+    # A session started by its benchmark items had no settings for pytest's header: its line
+    # follows the collection instead (and, like the header, not under -q).
     settings = config.stash.get(SETTINGS_KEY, None)
-    if settings is None or config.stash.get(HEADER_SHOWN_KEY, False):
+    if (settings is None or not config.stash.get(STARTED_BY_ITEMS_KEY, False)
+            or config.get_verbosity() < 0):
         return None
     return _settings_line(settings)
 
