@@ -40,6 +40,7 @@ from unittest import mock
 from measuring import OUTPUT, commit, corpus_dir, machine_load
 
 from pytest_legalbench.files.locations import question_sets_dir
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import Question, load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
@@ -320,7 +321,7 @@ def visible_run(material: Material, mode_name: str, model: ModelClient,
         retrieval = mode.retrieve(question.question, question_id=question.id)
         scores.append(scorer.score(question, retrieval.mode, retrieval.provisions,
                                    retrieval.payload_tokens, retrieval.scan_tokens))
-    summary = summarise([s for s in scores if s.recall is not None], None).to_dict()
+    summary = to_builtins(summarise([s for s in scores if s.recall is not None], None))
     return {key: summary[key] for key in ("recall", "complete", "questions", "payload_tokens",
                                           "payload_max", "wrong_document_rate")}
 

@@ -22,6 +22,7 @@ from pytest_legalbench.commands import (
     query,
     reference_pages,
     report,
+    schema,
     spans,
     vectors,
 )
@@ -37,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in (corpus, query, evaluate, plan, spans, cuad, audit, claim_audit,
-                    gandr_results, mcp, report, compare, power, vectors, reference_pages):
+                    gandr_results, mcp, report, compare, power, vectors, schema,
+                    reference_pages):
         command.register(commands)
     # For the subcommand that documents the command line (``docs-reference``).
     parser.set_defaults(command_line=parser)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.commands.common import Progress, UsageProblem
+from pytest_legalbench.files.record_json import to_builtins
 
 
 def register(commands: Any) -> None:
@@ -62,7 +63,7 @@ def run_compare(args: argparse.Namespace, progress: Progress) -> int:
     for warning in found.warnings:
         print(f"legalbench compare: WARNING: {warning}", file=sys.stderr)
     if args.json:
-        print(json.dumps(found.to_dict(), indent=2, sort_keys=True))
+        print(json.dumps(to_builtins(found), indent=2, sort_keys=True))
     else:
         print("\n".join(comparison_lines(found)))
     if args.html is not None:
@@ -70,6 +71,6 @@ def run_compare(args: argparse.Namespace, progress: Progress) -> int:
         from pytest_legalbench.results.html_page import page
 
         write_text_atomic(args.html, page("legalbench compare", comparison_body(found),
-                                          found.to_dict(), script=False))
+                                          to_builtins(found), script=False))
         progress(f"wrote {args.html}")
     return 0

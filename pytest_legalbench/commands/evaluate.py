@@ -21,6 +21,7 @@ from pytest_legalbench.commands.common import (
     open_query,
     question_set,
 )
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import Question
 from pytest_legalbench.modes.names import parse_mode
@@ -108,8 +109,8 @@ def _report(corpus: str, questions: Sequence[Question], inject_tokens: int,
             equal: dict[str, list[QuestionScore]]) -> dict[str, object]:
     def block(found: list[QuestionScore]) -> dict[str, object]:
         bound = [s for s in found if s.recall is not None]
-        return {"overall": summarise(bound, inject_tokens).to_dict(),
-                "by_kind": {k: v.to_dict()
+        return {"overall": to_builtins(summarise(bound, inject_tokens)),
+                "by_kind": {k: to_builtins(v)
                             for k, v in summarise_by_kind(found, inject_tokens).items()}}
 
     modes: dict[str, object] = {}
@@ -124,7 +125,7 @@ def _report(corpus: str, questions: Sequence[Question], inject_tokens: int,
         "note": ("overall figures cover document-bound questions; out-of-scope controls have "
                  "no evidence and appear only under by_kind"),
         "modes": modes,
-        "per_question": [s.to_dict() for found in [*scores.values(), *equal.values()]
+        "per_question": [to_builtins(s) for found in [*scores.values(), *equal.values()]
                          for s in found],
     }
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.commands.common import Progress, UsageProblem
+from pytest_legalbench.files.record_json import to_builtins
 
 
 def register(commands: Any) -> None:
@@ -40,7 +41,7 @@ def run_summary(args: argparse.Namespace, progress: Progress) -> int:
     progress(f"re-scored {len(rescored)} records; {changed} repeats changed their grounding")
     summary = summarise_gandr(rescored, load_price_card())
     if args.json:
-        print(json.dumps(summary.to_dict(), indent=2, sort_keys=True))
+        print(json.dumps(to_builtins(summary), indent=2, sort_keys=True))
     else:
         print("\n".join(gandr_lines(summary)))
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from statistics import fmean
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.call_types import Completion
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, format_usd, price, price_calls
@@ -18,7 +19,7 @@ def retrieval_line(retrieval: Retrieval, question_id: str | None, question: str)
     """One line of ``retrieve`` output: the contract later tools read."""
     return json.dumps({
         "id": question_id, "question": question, "mode": retrieval.mode,
-        "provisions": [p.to_dict() for p in retrieval.provisions],
+        "provisions": [to_builtins(p) for p in retrieval.provisions],
         "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
         "dropped": dict(retrieval.dropped), "notes": list(retrieval.notes),
     }, ensure_ascii=False)
@@ -86,11 +87,12 @@ def report_json(retrieval: Retrieval, completion: Completion, session: QuerySess
                        "model": server.model}}
            if server is not None and server.third_party else {}),
         "mode": retrieval.mode,
-        "provisions": [{k: v for k, v in p.to_dict().items() if k != "text"}
+        "provisions": [{k: v for k, v in to_builtins(p).items() if k != "text"}
                        for p in retrieval.provisions],
         "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
-        "calls": [dict(call.to_dict(), cost=price(call.usage, card, call.model).to_dict())
+        "calls": [dict(to_builtins(call), cost=to_builtins(price(call.usage, card, call.model)))
                   for call in calls],
-        "total": session.ledger.total().to_dict(), "cost": price_calls(calls, card).to_dict(),
+        "total": to_builtins(session.ledger.total()),
+        "cost": to_builtins(price_calls(calls, card)),
         "price_card": card.label,
     }, indent=2)

@@ -9,7 +9,7 @@ each counted as its own citation. Ids are compared after ``strip_prefix`` on bot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pytest_legalbench.gandr.wire import CITE_MARKER, CORPUS_PREFIX
@@ -51,10 +51,6 @@ _CITE_PREFIX = re.compile(r"cite\s*:", re.IGNORECASE)
 _NESTED_CITE = re.compile(r"(?<![A-Za-z])cite\s*:", re.IGNORECASE)
 
 
-class GroundingReportError(ValueError):
-    """A stored grounding report that cannot be read back; the message names the field."""
-
-
 def strip_prefix(identifier: str) -> str:
     """Drop surrounding whitespace and one leading ``corpus:`` (any case) from an id."""
     text = identifier.strip()
@@ -87,55 +83,6 @@ class GroundingReport:
     """Distinct cited ids that resolved to nothing, in order of first appearance."""
     reason: str
 
-    def to_dict(self) -> dict[str, object]:
-        """This report as plain JSON-ready builtins."""
-        return {
-            "grounded": self.grounded,
-            "citations": [
-                {"written": c.written, "cited": c.cited, "resolved": c.resolved}
-                for c in self.citations
-            ],
-            "unresolved": list(self.unresolved),
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> GroundingReport:
-        """Rebuild a report from ``to_dict`` output; GroundingReportError names the bad field."""
-        grounded, reason = data.get("grounded"), data.get("reason")
-        unresolved, citations = data.get("unresolved"), data.get("citations")
-        if not isinstance(grounded, bool):
-            raise GroundingReportError(
-                f"grounding report: 'grounded' must be a boolean, got {grounded!r}")
-        if not isinstance(reason, str):
-            raise GroundingReportError(
-                f"grounding report: 'reason' must be a string, got {reason!r}")
-        if not isinstance(unresolved, list) or not all(isinstance(u, str) for u in unresolved):
-            raise GroundingReportError(
-                f"grounding report: 'unresolved' must be a list of strings, got {unresolved!r}"
-            )
-        if not isinstance(citations, list):
-            raise GroundingReportError(
-                f"grounding report: 'citations' must be a list, got {citations!r}")
-        return cls(
-            grounded=grounded,
-            citations=tuple(_citation_from_dict(i, c) for i, c in enumerate(citations)),
-            unresolved=tuple(unresolved),
-            reason=reason,
-        )
-
-
-def _citation_from_dict(position: int, data: object) -> Citation:
-    where = f"grounding report: citation {position}"
-    if not isinstance(data, Mapping):
-        raise GroundingReportError(f"{where} must be a mapping, got {data!r}")
-    written, cited, resolved = data.get("written"), data.get("cited"), data.get("resolved")
-    if not isinstance(written, str) or not isinstance(cited, str):
-        raise GroundingReportError(f"{where} needs string 'written' and 'cited', got {data!r}")
-    if resolved is not None and not isinstance(resolved, str):
-        raise GroundingReportError(
-            f"{where}: 'resolved' must be a string or null, got {resolved!r}")
-    return Citation(written=written, cited=cited, resolved=resolved)
 
 
 def _verdict(citations: list[Citation], *, missing: str) -> GroundingReport:

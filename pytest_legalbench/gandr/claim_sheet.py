@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.gandr.report import ResultsFileError, read_records
 from pytest_legalbench.stats.agreement import (
     AUDIT_LABELS,
@@ -129,7 +130,7 @@ def agreement_report(tool: Mapping[str, str], first: Mapping[str, str],
     found = detection(tool_labels, gold)
     report["tool_human"] = {"items": len(keys), "kappa": _round(cohen_kappa(tool_labels, gold)),
                             "exact_agreement": _round(exact_agreement(tool_labels, gold)),
-                            "detection": found.to_dict()}
+                            "detection": to_builtins(found)}
     return report
 
 

@@ -38,11 +38,6 @@ class ProtocolReport:
     problems: tuple[str, ...]
     labels: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, object]:
-        """This report as plain JSON-ready builtins."""
-        return {"passed": self.passed, "problems": list(self.problems),
-                "labels": list(self.labels)}
-
 
 def split_blocks(text: str) -> tuple[Block, ...]:
     """The labelled blocks of ``text`` in order; text before the first label is dropped."""

@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.gandr.record import GandrRecord, Repeat
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
 from pytest_legalbench.results.html_data import call_rows
 
 
 def _repeat(repeat: Repeat, card: PriceCard) -> dict[str, object]:
-    found = repeat.to_dict()
+    found: dict[str, object] = to_builtins(repeat)
     found.update(strict=repeat.strict, lenient=repeat.lenient,
                  calls=[row for c in repeat.calls for row in call_rows(
                      "judge" if c.stage.startswith("judge") else "system", [c], card)])

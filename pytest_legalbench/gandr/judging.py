@@ -30,11 +30,6 @@ class Correctness:
     candidate_figure: str | None
     rationale: str
 
-    def to_dict(self) -> dict[str, object]:
-        """The grade as plain builtins."""
-        return {"score": self.score, "judged": self.judged, "kind": self.kind,
-                "candidate_figure": self.candidate_figure, "rationale": self.rationale}
-
 
 def judge_correctness(client: ModelClient, *, model: str, question: str, reference: str,
                       answer: str, max_tokens: int, question_id: str | None = None,

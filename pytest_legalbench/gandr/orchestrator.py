@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.gandr.citations import grounding
 from pytest_legalbench.gandr.creac import ProtocolReport, protocol_check
 from pytest_legalbench.gandr.passages import Passage
@@ -59,10 +60,10 @@ def run_gandr(roles: Roles, question: str, passages: Sequence[Passage],
         committed = commits(round_number, protocol, audit, settings)
         trace.append({
             "round": round_number, "directives_in": list(directives), "draft": draft,
-            "protocol": protocol.to_dict(), "grounding": grounding(draft, ids).to_dict(),
-            "audit": None if audit is None else audit.to_dict(),
-            "rubric": None if rubric is None else rubric.to_dict(),
-            "critic": None if verdict is None else verdict.to_dict(),
+            "protocol": to_builtins(protocol), "grounding": to_builtins(grounding(draft, ids)),
+            "audit": None if audit is None else to_builtins(audit),
+            "rubric": None if rubric is None else to_builtins(rubric),
+            "critic": None if verdict is None else to_builtins(verdict),
             "committed": committed})
         if committed:
             return Outcome(draft, True, round_number, tuple(trace))

@@ -1,6 +1,7 @@
 """The record of one GANDR item (a question under one system): its k seeded repeats, their
-grades, the pairwise equivalence judgments and the audit trace, all plain builtins so the
-record travels from xdist workers as a ``user_property`` untouched."""
+grades, the pairwise equivalence judgments and the audit trace. Written as plain builtins
+through ``files.record_json``, so the record travels from xdist workers as a
+``user_property`` untouched."""
 
 from __future__ import annotations
 
@@ -46,23 +47,6 @@ class Repeat:
         """Lenient and grounded under citation-form normalisation."""
         return None if self.lenient is None else self.lenient and self.normalised_grounded
 
-    def to_dict(self) -> dict[str, object]:
-        """The repeat as plain builtins."""
-        return {"seed": self.seed, "answer": self.answer, "passed": self.passed,
-                "rounds": self.rounds, "grounded": self.grounded,
-                "normalised_grounded": self.normalised_grounded, "score": self.score,
-                "judged": self.judged, "rationale": self.rationale,
-                "audit_labels": dict(self.audit_labels), "trace": [dict(t) for t in self.trace],
-                "calls": [c.to_dict() for c in self.calls]}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Repeat:
-        """Rebuild a repeat from ``to_dict`` output."""
-        return cls(int(data["seed"]), str(data["answer"]), data["passed"], int(data["rounds"]),
-                   bool(data["grounded"]), bool(data["normalised_grounded"]), data["score"],
-                   data["judged"], str(data["rationale"]), dict(data["audit_labels"]),
-                   tuple(data["trace"]), tuple(Call.from_dict(c) for c in data["calls"]))
-
 
 @dataclass(frozen=True)
 class GandrRecord:
@@ -103,27 +87,6 @@ class GandrRecord:
             found.append(f"{len(self.equivalence)} equivalence judgments for {k} repeats, "
                          f"expected {k * (k - 1) // 2}")
         return tuple(found)
-
-    def to_dict(self) -> dict[str, object]:
-        """The record as plain builtins."""
-        return {"question_id": self.question_id, "kind": self.kind,
-                "practice_area": self.practice_area, "system": self.system,
-                "question": self.question, "reference": self.reference,
-                "passages": [list(p) for p in self.passages],
-                "repeats": [r.to_dict() for r in self.repeats],
-                "equivalence": [list(pair) for pair in self.equivalence],
-                "stable_correct": self.stable_correct,
-                "judge_calls": [c.to_dict() for c in self.judge_calls]}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GandrRecord:
-        """Rebuild a record from ``to_dict`` output."""
-        return cls(str(data["question_id"]), str(data["kind"]), str(data["practice_area"]),
-                   str(data["system"]), str(data["question"]), data["reference"],
-                   tuple((str(i), str(t)) for i, t in data["passages"]),
-                   tuple(Repeat.from_dict(r) for r in data["repeats"]),
-                   tuple((int(a), int(b), v) for a, b, v in data["equivalence"]),
-                   data["stable_correct"], tuple(Call.from_dict(c) for c in data["judge_calls"]))
 
 
 def trace_lines(record: GandrRecord) -> list[dict[str, object]]:

@@ -2,6 +2,7 @@
 
 Each is built from a forced tool's input with ``from_tool``; the input has already been
 checked against the tool's schema, so only values the schema cannot express are checked here.
+Each is written into the audit trace through ``files.record_json``.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pytest_legalbench.files.record_json import PAIRS_AS_OBJECT, Rounded, derived, from_builtins
 from pytest_legalbench.gandr.wire import RUBRIC_DIMENSIONS
 from pytest_legalbench.stats.agreement import AUDIT_LABELS
 
@@ -27,30 +29,19 @@ class AuditedClaim:
     label: str
     reason: str = ""
 
-    def to_dict(self) -> dict[str, object]:
-        """The claim as plain builtins."""
-        return {"claim_id": self.claim_id, "block": self.block, "claim": self.claim,
-                "cited_id": self.cited_id, "supporting_span": self.supporting_span,
-                "label": self.label, "reason": self.reason}
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AuditedClaim:
-        """Rebuild a claim from ``to_dict`` output (or a conforming tool input)."""
-        return cls(int(data["claim_id"]), str(data["block"]), str(data["claim"]),
-                   str(data["cited_id"]), str(data["supporting_span"]), str(data["label"]),
-                   str(data.get("reason", "")))
-
-
+@derived(labels="label_counts", verified_share="verified_share")
 @dataclass(frozen=True)
 class ClaimAudit:
-    """Every audited claim of one draft."""
+    """Every audited claim of one draft (written with the label counts and the share
+    verified)."""
 
     claims: tuple[AuditedClaim, ...]
 
     @classmethod
     def from_tool(cls, data: Mapping[str, Any]) -> ClaimAudit:
         """The audit a conforming tool input reports."""
-        return cls(tuple(AuditedClaim.from_dict(c) for c in data["claims"]))
+        return from_builtins(ClaimAudit, {"claims": data["claims"]}, what="claim audit")
 
     @property
     def label_counts(self) -> dict[str, int]:
@@ -59,8 +50,9 @@ class ClaimAudit:
         return {label: counts.get(label, 0) for label in AUDIT_LABELS}
 
     @property
-    def verified_share(self) -> float:
-        """The share of claims labelled SUPPORTED; 0.0 for a draft with no claims."""
+    def verified_share(self) -> Annotated[float, Rounded(4)]:
+        """The share of claims labelled SUPPORTED; 0.0 for a draft with no claims (written
+        rounded to four places)."""
         if not self.claims:
             return 0.0
         return self.label_counts["SUPPORTED"] / len(self.claims)
@@ -77,17 +69,14 @@ class ClaimAudit:
                 f"({self.verified_share:.0%} verified)")
         return head + ("; " + "; ".join(flagged) if flagged else "")
 
-    def to_dict(self) -> dict[str, object]:
-        """The audit as plain builtins."""
-        return {"claims": [c.to_dict() for c in self.claims], "labels": self.label_counts,
-                "verified_share": round(self.verified_share, 4)}
 
-
+@derived(mean="mean", minimum="minimum")
 @dataclass(frozen=True)
 class RubricScores:
-    """The six rubric scores of one answer."""
+    """The six rubric scores of one answer (written as ``{dimension: score}``, with their
+    mean and minimum)."""
 
-    scores: tuple[tuple[str, int], ...]
+    scores: Annotated[tuple[tuple[str, int], ...], PAIRS_AS_OBJECT]
 
     @classmethod
     def from_tool(cls, data: Mapping[str, Any]) -> RubricScores:
@@ -95,8 +84,8 @@ class RubricScores:
         return cls(tuple((name, int(data[name])) for name in RUBRIC_DIMENSIONS))
 
     @property
-    def mean(self) -> float:
-        """The mean of the six scores."""
+    def mean(self) -> Annotated[float, Rounded(4)]:
+        """The mean of the six scores (written rounded to four places)."""
         return sum(score for _, score in self.scores) / len(self.scores)
 
     @property
@@ -108,11 +97,6 @@ class RubricScores:
         """One line for the Critic: every score, the mean and the minimum."""
         listed = ", ".join(f"{name} {score}/5" for name, score in self.scores)
         return f"{listed}; mean {self.mean:.2f}, minimum {self.minimum}"
-
-    def to_dict(self) -> dict[str, object]:
-        """The scores as plain builtins."""
-        return {"scores": dict(self.scores), "mean": round(self.mean, 4),
-                "minimum": self.minimum}
 
 
 @dataclass(frozen=True)
@@ -128,8 +112,3 @@ class CriticVerdict:
         """The verdict a conforming tool input reports (blank directives dropped)."""
         directives = tuple(str(d).strip() for d in data["directives"] if str(d).strip())
         return cls(str(data["decision"]), directives, str(data["rationale"]))
-
-    def to_dict(self) -> dict[str, object]:
-        """The verdict as plain builtins."""
-        return {"decision": self.decision, "directives": list(self.directives),
-                "rationale": self.rationale}

@@ -64,6 +64,7 @@ def summarise_system(records: Sequence[GandrRecord], card: PriceCard) -> SystemS
         areas.setdefault(record.practice_area, []).append(record.first)
     decided = [r.stable_correct for r in records if r.stable_correct is not None]
     calls = all_calls(records)
+    audit = _audit(records)
     return SystemSummary(
         system=records[0].system, items=len(records),
         unscored=sum(repeat.score is None for repeat in firsts),
@@ -74,12 +75,14 @@ def summarise_system(records: Sequence[GandrRecord], card: PriceCard) -> SystemS
         normalised_grounded=WilsonRate.of(sum(r.normalised_grounded for r in firsts),
                                           len(firsts)),
         by_area={area: _accuracy(found, _strict) for area, found in sorted(areas.items())},
-        stable_correct=StableCorrect(repeats=max(len(r.repeats) for r in records),
-                                     rate=WilsonRate.of(sum(decided), len(decided)),
-                                     undecided=len(records) - len(decided)),
+        stable_correct=StableCorrect.over(sum(decided), len(decided),
+                                          repeats=max(len(r.repeats) for r in records),
+                                          undecided=len(records) - len(decided)),
         calls=len(calls),
         cost_usd=format_usd(price_calls(calls, card).total),
-        audit=_audit(records))
+        rounds=None if audit is None else audit.rounds,
+        passed=None if audit is None else audit.passed,
+        audit_labels=None if audit is None else audit.audit_labels)
 
 
 def mcnemar_against(records: Sequence[GandrRecord], comparator: Sequence[GandrRecord]
@@ -107,7 +110,7 @@ def summarise_gandr(records: Sequence[GandrRecord], card: PriceCard) -> GandrSum
     others = [s for s in systems if s != COMPARATOR] if COMPARATOR in by_system else []
     # Bonferroni over the comparisons actually made.
     comparisons = tuple(
-        Comparison(system=s, test=mcnemar_against(by_system[s], by_system[COMPARATOR]),
-                   bonferroni=len(others)) for s in others)
+        Comparison.of(s, mcnemar_against(by_system[s], by_system[COMPARATOR]), len(others))
+        for s in others)
     return GandrSummary(systems=tuple(summarise_system(by_system[s], card) for s in systems),
                         comparisons=comparisons)

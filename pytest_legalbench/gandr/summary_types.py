@@ -1,12 +1,14 @@
-"""The GANDR session summary as frozen value objects. Each ``to_dict`` gives the plain
-builtins ``gandr-results.json`` stores, so the field names, order and rounding below are part
-of that file's layout (``report.FORMAT_VERSION``)."""
+"""The GANDR session summary as frozen value objects. They are the layout
+``gandr-results.json`` stores the summary in (``files.record_json``), so the field names and
+rounding below are part of that file's layout (``report.GANDR_RESULTS_LAYOUT``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Annotated
 
+from pytest_legalbench.files.record_json import OMIT_EMPTY, OMIT_NONE, KeyedBy, derived, renamed
 from pytest_legalbench.stats.exact import wilson
 
 #: The results-file key of the paired tests (named for the comparator, ``systems.COMPARATOR``).
@@ -35,26 +37,28 @@ class WilsonRate:
         return cls(k=k, n=n, share=round(k / n, 4) if n else None,
                    low=round(interval.low, 4), high=round(interval.high, 4))
 
-    def to_dict(self) -> dict[str, object]:
-        """The rate as plain builtins."""
-        return {"k": self.k, "n": self.n, "share": self.share, "low": self.low,
-                "high": self.high}
-
 
 @dataclass(frozen=True)
-class StableCorrect:
-    """Stable & Correct@k: items whose every repeat is strict-correct and judged equivalent."""
+class StableCorrect(WilsonRate):
+    """Stable & Correct@k: items whose every repeat is strict-correct and judged equivalent.
+    Its rate (stable-and-correct items among the decided ones) is its own fields."""
 
     repeats: int
     """The k: the most repeats any item of the system had."""
-    rate: WilsonRate
-    """Stable-and-correct items among the decided ones."""
     undecided: int
     """Items left out: a grade or an equivalence verdict missing and nothing failed."""
 
-    def to_dict(self) -> dict[str, object]:
-        """The figure as plain builtins, the rate's fields inline."""
-        return {"repeats": self.repeats, **self.rate.to_dict(), "undecided": self.undecided}
+    @classmethod
+    def over(cls, stable: int, decided: int, *, repeats: int, undecided: int) -> StableCorrect:
+        """``stable`` of ``decided`` items, with the Wilson rate of ``WilsonRate.of``."""
+        rate = WilsonRate.of(stable, decided)
+        return cls(rate.k, rate.n, rate.share, rate.low, rate.high, repeats=repeats,
+                   undecided=undecided)
+
+    @property
+    def rate(self) -> WilsonRate:
+        """The stable-and-correct items among the decided ones."""
+        return WilsonRate(self.k, self.n, self.share, self.low, self.high)
 
 
 @dataclass(frozen=True)
@@ -70,15 +74,11 @@ class AuditSummary:
     audit_labels: Mapping[str, int]
     """Claim labels over every audited round, in ``AUDIT_LABELS`` order, zeros included."""
 
-    def to_dict(self) -> dict[str, object]:
-        """The audit figures as plain builtins."""
-        return {"rounds": dict(self.rounds), "passed": self.passed.to_dict(),
-                "audit_labels": dict(self.audit_labels)}
-
 
 @dataclass(frozen=True)
 class SystemSummary:
-    """One system's figures. The rates read each item's seed-0 repeat."""
+    """One system's figures. The rates read each item's seed-0 repeat. A system with a
+    commit loop also has the ``AuditSummary`` figures, as three fields of its own."""
 
     system: str
     """The system name (``gandr``, ``gandr:b1``...)."""
@@ -104,24 +104,20 @@ class SystemSummary:
     """Every model call the system's records made, judges included."""
     cost_usd: str
     """Those calls priced and formatted (``$0.4863``)."""
-    audit: AuditSummary | None
-    """Rounds, passes and labels; None when no repeat has a pass verdict (the baselines,
-    which run no loop)."""
+    rounds: Mapping[str, int] | None = field(default=None, metadata=OMIT_NONE)
+    """``AuditSummary.rounds``; None (and not written) for a system without a loop."""
+    passed: WilsonRate | None = field(default=None, metadata=OMIT_NONE)
+    """``AuditSummary.passed``; None (and not written) for a system without a loop."""
+    audit_labels: Mapping[str, int] | None = field(default=None, metadata=OMIT_NONE)
+    """``AuditSummary.audit_labels``; None (and not written) for a system without a loop."""
 
-    def to_dict(self) -> dict[str, object]:
-        """The system's figures as plain builtins; the audit fields only when audited."""
-        data: dict[str, object] = {
-            "system": self.system, "items": self.items, "unscored": self.unscored,
-            "strict": self.strict.to_dict(), "lenient": self.lenient.to_dict(),
-            "normalised_strict": self.normalised_strict.to_dict(),
-            "grounded": self.grounded.to_dict(),
-            "normalised_grounded": self.normalised_grounded.to_dict(),
-            "by_area": {area: rate.to_dict() for area, rate in self.by_area.items()},
-            "stable_correct": self.stable_correct.to_dict(),
-            "calls": self.calls, "cost_usd": self.cost_usd}
-        if self.audit is not None:
-            data.update(self.audit.to_dict())
-        return data
+    @property
+    def audit(self) -> AuditSummary | None:
+        """Rounds, passes and labels; None when no repeat has a pass verdict (the baselines,
+        which run no loop)."""
+        if self.rounds is None or self.passed is None or self.audit_labels is None:
+            return None
+        return AuditSummary(self.rounds, self.passed, self.audit_labels)
 
 
 @dataclass(frozen=True)
@@ -137,42 +133,44 @@ class McNemarTest:
     p: float
     """Two-sided exact p-value, rounded to six places."""
 
-    def to_dict(self) -> dict[str, object]:
-        """The test as plain builtins."""
-        return {"pairs": self.pairs, "b": self.b, "c": self.c, "p": self.p}
 
-
+@derived(p_bonferroni="p_bonferroni")
 @dataclass(frozen=True)
-class Comparison:
-    """One system's test against the comparator, Bonferroni-corrected over the comparisons
-    the session made."""
+class Comparison(McNemarTest):
+    """One system's test against the comparator (its own fields, uncorrected),
+    Bonferroni-corrected over the comparisons the session made."""
 
     system: str
-    """The system compared with the comparator."""
-    test: McNemarTest
-    """The uncorrected test."""
+    """The system compared with the comparator (the key it is written under)."""
     bonferroni: int
     """How many comparisons the session made: the factor the p-value is multiplied by."""
+
+    @classmethod
+    def of(cls, system: str, test: McNemarTest, bonferroni: int) -> Comparison:
+        """``test`` of ``system``, one of ``bonferroni`` comparisons."""
+        return cls(test.pairs, test.b, test.c, test.p, system=system, bonferroni=bonferroni)
+
+    @property
+    def test(self) -> McNemarTest:
+        """The uncorrected test."""
+        return McNemarTest(self.pairs, self.b, self.c, self.p)
 
     @property
     def p_bonferroni(self) -> float:
         """The corrected p-value, capped at 1 and rounded to six places."""
-        return round(min(1.0, self.test.p * self.bonferroni), 6)
-
-    def to_dict(self) -> dict[str, object]:
-        """The test and its corrected p-value as plain builtins (the system is the key)."""
-        return {**self.test.to_dict(), "p_bonferroni": self.p_bonferroni}
+        return round(min(1.0, self.p * self.bonferroni), 6)
 
 
 @dataclass(frozen=True)
 class GandrSummary:
     """The whole session: each system that ran, and the tests against the comparator."""
 
-    systems: tuple[SystemSummary, ...]
-    """One summary per system, in ``SYSTEMS`` order."""
-    comparisons: tuple[Comparison, ...]
-    """Every other system against the comparator, in ``SYSTEMS`` order; empty when the
-    comparator or every other system is missing."""
+    systems: Annotated[tuple[SystemSummary, ...], KeyedBy("system")]
+    """One summary per system, in ``SYSTEMS`` order; written keyed by system."""
+    comparisons: Annotated[tuple[Comparison, ...], KeyedBy("system", keep=False)] = field(
+        default=(), metadata=renamed(MCNEMAR_KEY, OMIT_EMPTY))
+    """Every other system against the comparator, in ``SYSTEMS`` order; empty (and not
+    written) when the comparator or every other system is missing."""
 
     @classmethod
     def empty(cls) -> GandrSummary:
@@ -185,10 +183,3 @@ class GandrSummary:
             if entry.system == name:
                 return entry
         raise KeyError(name)
-
-    def to_dict(self) -> dict[str, object]:
-        """The summary as plain builtins, keyed by system; the tests only when made."""
-        data: dict[str, object] = {"systems": {s.system: s.to_dict() for s in self.systems}}
-        if self.comparisons:
-            data[MCNEMAR_KEY] = {c.system: c.to_dict() for c in self.comparisons}
-        return data

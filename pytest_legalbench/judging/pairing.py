@@ -12,10 +12,11 @@ a disagreement is a split, counted but left out of the binomial test.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
+from pytest_legalbench.files.record_json import derived
 from pytest_legalbench.stats.exact import Rate, binomial_test, rate
 
 #: The two answering arms of a paired comparison.
@@ -28,8 +29,30 @@ OUTCOMES = ("inject", "mode", "tie", "split", "unscored")
 _FORWARD = {"A": "inject", "B": "mode", "tie": "tie"}
 _REVERSE = {"A": "mode", "B": "inject", "tie": "tie"}
 
-#: Places rates are rounded to in ``Tally.to_dict``.
+#: Places a written rate is rounded to.
 RATE_PLACES = 4
+
+if TYPE_CHECKING:
+    from typing import Self
+
+
+@dataclass(frozen=True)
+class RoundedRate:
+    """A rate as result files write it: ``k`` of ``n``, its share and exact 95% interval,
+    rounded to ``RATE_PLACES``."""
+
+    k: int
+    n: int
+    share: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, k: int, n: int) -> Self:
+        """``k`` of ``n`` with its Clopper-Pearson interval, rounded."""
+        found = rate(k, n)
+        return cls(k, n, round(found.share, RATE_PLACES), round(found.interval.low, RATE_PLACES),
+                   round(found.interval.high, RATE_PLACES))
 
 
 def arm_of(raw: str | None, *, forward: bool) -> str | None:
@@ -57,9 +80,11 @@ def combine(forward: str | None, reverse: str | None, *, forced: bool = False) -
     return "split" if forced else "tie"
 
 
+@derived(scored="scored_items", rates="rounded_rates", forced_test_p="forced_test_p")
 @dataclass(frozen=True)
 class Tally:
-    """Counts of combined outcomes over a set of paired items."""
+    """Counts of combined outcomes over a set of paired items; written with the scored
+    count, the rounded rates and the forced-decision p-value they give."""
 
     items: int
     inject: int
@@ -96,33 +121,20 @@ class Tally:
             return None
         return binomial_test(self.mode, decided, 0.5)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Tally:
-        """Read the counts of a tally written by ``to_dict`` (its rates follow from them)."""
-        return cls(items=int(data["items"]), inject=int(data["inject"]), mode=int(data["mode"]),
-                   tie=int(data["tie"]), split=int(data["split"]),
-                   unscored=int(data["unscored"]))
+    @property
+    def scored_items(self) -> int:
+        """``scored()``, as result files write it."""
+        return self.scored()
 
-    def to_dict(self) -> dict[str, object]:
-        """Counts, rounded rates and the forced-decision p-value as plain builtins."""
-        return {
-            "items": self.items,
-            "scored": self.scored(),
-            **{name: getattr(self, name) for name in OUTCOMES},
-            "rates": {name: _rate_dict(value) for name, value in self.rates().items()},
-            # Unrounded: a small p-value must not read as zero.
-            "forced_test_p": self.forced_test(),
-        }
+    @property
+    def rounded_rates(self) -> dict[str, RoundedRate]:
+        """The tie, inject-win and mode-win rates, rounded as result files write them."""
+        return {name: RoundedRate.of(found.k, found.n) for name, found in self.rates().items()}
 
-
-def _rate_dict(value: Rate) -> dict[str, object]:
-    return {
-        "k": value.k,
-        "n": value.n,
-        "share": round(value.share, RATE_PLACES),
-        "low": round(value.interval.low, RATE_PLACES),
-        "high": round(value.interval.high, RATE_PLACES),
-    }
+    @property
+    def forced_test_p(self) -> float | None:
+        """``forced_test()``, unrounded: a small p-value must not read as zero."""
+        return self.forced_test()
 
 
 def tally(verdicts: Iterable[str]) -> Tally:

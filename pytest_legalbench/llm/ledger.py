@@ -1,12 +1,25 @@
-"""The record of every model call: its stage, model, token usage and latency."""
+"""The record of every model call: its stage, model, token usage and latency.
+
+``Usage`` and ``Call`` are written and read through ``files.record_json``: a call's JSON is
+its fields, the optional ones only when set, so calls to Claude and to the reference backend
+read as they always did; a usage's is the Messages API's own usage object.
+"""
 
 from __future__ import annotations
 
 import math
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
 
+from pytest_legalbench.files.record_json import (
+    OMIT_EMPTY,
+    OMIT_FALSE,
+    OMIT_NONE,
+    ZERO_IF_NONE,
+    WireForm,
+)
 from pytest_legalbench.llm.tool_events import LedgerFormatError, ToolEvent
 
 # The error and the tool event live beside each other in tool_events; readers of the ledger
@@ -18,37 +31,45 @@ __all__ = ["USAGE_FIELDS", "Call", "Ledger", "LedgerFormatError", "ToolEvent", "
 USAGE_FIELDS = (
     "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens",
 )
-
-_CALL_FIELDS = frozenset(
-    {"stage", "model", "usage", "latency_s", "backend", "question_id", "valid", "server",
-     "unreported", "raw_output", "retries", "tool_results", "batch"})
 #: Usage fields a server may leave out of its responses.
 _OPTIONAL_USAGE = frozenset({"cache_creation_input_tokens", "cache_read_input_tokens"})
+#: Where the API nests the 1-hour part of a cache write.
+_ONE_HOUR_KEY = "ephemeral_1h_input_tokens"
 
 
-def _count(data: Mapping[str, object], name: str) -> int:
-    value = data.get(name)
-    if value is None:
-        # The SDK reports absent cache counts as None: nothing was written or read.
+def _one_hour_of(nested: Any) -> Any:
+    """The 1-hour count of the API's ``cache_creation`` object (absent or None: 0)."""
+    if nested is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise LedgerFormatError(f"usage field {name!r} must be a non-negative integer, "
-                                f"got {value!r}")
-    return value
+    if isinstance(nested, Mapping):
+        return 0 if nested.get(_ONE_HOUR_KEY) is None else nested[_ONE_HOUR_KEY]
+    return nested
+
+
+#: The 1-hour cache writes, written nested as the API reports them.
+_ONE_HOUR = WireForm(
+    write=lambda count: {_ONE_HOUR_KEY: count}, read=_one_hour_of,
+    schema={"type": "object", "properties": {_ONE_HOUR_KEY: {"type": "integer", "minimum": 0}},
+            "description": "the part of the cache write with the 1-hour TTL; absent when none"})
+#: A count as the API reports it: None (the SDK's absent cache counts) is 0. Strict: a
+#: boolean or a string is not a count.
+_COUNT = {"strict": True}
 
 
 @dataclass(frozen=True)
 class Usage:
     """Token counts of one call or a sum of calls; all counts are non-negative integers."""
 
-    input_tokens: int = 0
+    input_tokens: Annotated[int, ZERO_IF_NONE] = field(default=0, metadata=_COUNT)
     """Uncached input."""
-    cache_creation_input_tokens: int = 0
+    cache_creation_input_tokens: Annotated[int, ZERO_IF_NONE] = field(default=0,
+                                                                       metadata=_COUNT)
     """Input written to the prompt cache."""
-    cache_read_input_tokens: int = 0
+    cache_read_input_tokens: Annotated[int, ZERO_IF_NONE] = field(default=0, metadata=_COUNT)
     """Input read from the prompt cache."""
-    output_tokens: int = 0
-    cache_write_1h_tokens: int = 0
+    output_tokens: Annotated[int, ZERO_IF_NONE] = field(default=0, metadata=_COUNT)
+    cache_write_1h_tokens: Annotated[int, _ONE_HOUR] = field(
+        default=0, metadata={"alias": "cache_creation", **OMIT_EMPTY, **_COUNT})
     """The part of the cache write with the 1-hour TTL (``cache_creation.
     ephemeral_1h_input_tokens``), priced at its own rate; the rest has the 5-minute TTL."""
 
@@ -75,26 +96,6 @@ class Usage:
         """All input attended: uncached input + cache write + cache read."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
-    def to_dict(self) -> dict[str, object]:
-        """Return the four counts under their Messages API names (and, when there were any,
-        the 1-hour cache writes as the API nests them)."""
-        found: dict[str, object] = {name: getattr(self, name) for name in USAGE_FIELDS}
-        if self.cache_write_1h_tokens:
-            found["cache_creation"] = {"ephemeral_1h_input_tokens": self.cache_write_1h_tokens}
-        return found
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> Usage:
-        """Read the four counts and ``cache_creation.ephemeral_1h_input_tokens``; None or
-        absent means 0, other keys (SDK extras) are ignored."""
-        if not isinstance(data, Mapping):
-            raise LedgerFormatError(f"usage must be a mapping, got {type(data).__name__}")
-        nested = data.get("cache_creation")
-        one_hour = (_count(nested, "ephemeral_1h_input_tokens")
-                    if isinstance(nested, Mapping) else 0)
-        counts = {name: _count(data, name) for name in USAGE_FIELDS}
-        return cls(**counts, cache_write_1h_tokens=one_hour)
-
 
 def sum_usage(usages: Iterable[Usage]) -> Usage:
     """Return the sum of ``usages``; the empty sum is the zero usage."""
@@ -104,18 +105,14 @@ def sum_usage(usages: Iterable[Usage]) -> Usage:
     return total
 
 
-def _text(data: Mapping[str, object], name: str, *, optional: bool = False) -> str | None:
-    value = data.get(name)
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or not value:
-        raise LedgerFormatError(f"call field {name!r} must be a non-empty string, got {value!r}")
-    return value
-
-
 @dataclass(frozen=True)
 class Call:
     """One model call as the ledger records it."""
+
+    #: Unknown fields in a stored call are errors, not silently dropped. (Its own config, so
+    #: its fields' docstrings are asked for here too, for the JSON Schemas.)
+    __pydantic_config__: ClassVar[dict[str, object]] = {"extra": "forbid",
+                                                         "use_attribute_docstrings": True}
 
     stage: str
     """What the call was for: ``inject.answer``, ``navindex.scan``, ``judge.forward``, ..."""
@@ -126,19 +123,19 @@ class Call:
     backend: str
     """``reference``, ``anthropic``, or ``messages-api at HOST`` for another server."""
     question_id: str | None = None
-    valid: bool = True
+    valid: bool = field(default=True, metadata={"strict": True})
     """False when a structured output did not conform and was recorded as invalid."""
-    server: str | None = None
+    server: str | None = field(default=None, metadata=OMIT_NONE)
     """The kind of a third-party server (``llama.cpp``, ``generic``, ...); None otherwise."""
-    unreported: tuple[str, ...] = ()
+    unreported: tuple[str, ...] = field(default=(), metadata=OMIT_EMPTY)
     """Usage fields the response left out: their zeros in ``usage`` were not measured."""
-    raw_output: str | None = None
+    raw_output: str | None = field(default=None, metadata=OMIT_NONE)
     """What the model sent when a structured output was invalid, kept as it came."""
-    retries: tuple[str, ...] = ()
+    retries: tuple[str, ...] = field(default=(), metadata=OMIT_EMPTY)
     """The failures retried before the call got its answer (``HTTP 429``, ``timeout``, ...)."""
-    tool_results: tuple[ToolEvent, ...] = ()
+    tool_results: tuple[ToolEvent, ...] = field(default=(), metadata=OMIT_EMPTY)
     """The tool results this call's request carried (a turn of a tool-using conversation)."""
-    batch: bool = False
+    batch: bool = field(default=False, metadata=OMIT_FALSE)
     """Whether the call went through the Message Batches API (priced at the card's batch
     rates)."""
 
@@ -172,73 +169,6 @@ class Call:
                 or not math.isfinite(latency) or latency < 0):
             raise LedgerFormatError(f"call field 'latency_s' must be a finite number >= 0, "
                                     f"got {latency!r}")
-
-    def to_dict(self) -> dict[str, object]:
-        """Return the call as plain builtins (JSON- and YAML-safe); the optional fields only
-        when set, so calls to Claude and the reference backend read as they always did."""
-        found: dict[str, object] = {
-            "stage": self.stage, "model": self.model, "usage": self.usage.to_dict(),
-            "latency_s": float(self.latency_s), "backend": self.backend,
-            "question_id": self.question_id, "valid": self.valid,
-        }
-        if self.server is not None:
-            found["server"] = self.server
-        if self.unreported:
-            found["unreported"] = list(self.unreported)
-        if self.raw_output is not None:
-            found["raw_output"] = self.raw_output
-        if self.retries:
-            found["retries"] = list(self.retries)
-        if self.tool_results:
-            found["tool_results"] = [event.to_dict() for event in self.tool_results]
-        if self.batch:
-            found["batch"] = True
-        return found
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> Call:
-        """Read a call written by :meth:`to_dict`; unknown or malformed fields are errors."""
-        if not isinstance(data, Mapping):
-            raise LedgerFormatError(f"call must be a mapping, got {type(data).__name__}")
-        unknown = sorted(set(map(str, data)) - _CALL_FIELDS)
-        if unknown:
-            raise LedgerFormatError(f"call has unknown field(s): {', '.join(unknown)}")
-        usage = data.get("usage")
-        if not isinstance(usage, Mapping):
-            raise LedgerFormatError(f"call field 'usage' must be a mapping, got {usage!r}")
-        latency = data.get("latency_s")
-        if isinstance(latency, bool) or not isinstance(latency, (int, float)):
-            raise LedgerFormatError(f"call field 'latency_s' must be a number, got {latency!r}")
-        valid = data.get("valid", True)
-        if not isinstance(valid, bool):
-            raise LedgerFormatError(f"call field 'valid' must be a boolean, got {valid!r}")
-        unreported = data.get("unreported", [])
-        if not isinstance(unreported, list) or not all(isinstance(n, str) for n in unreported):
-            raise LedgerFormatError(f"call field 'unreported' must be a list of field names, "
-                                    f"got {unreported!r}")
-        raw = data.get("raw_output")
-        if raw is not None and not isinstance(raw, str):
-            raise LedgerFormatError(f"call field 'raw_output' must be a string, got {raw!r}")
-        retries = data.get("retries", [])
-        if not isinstance(retries, list) or not all(isinstance(r, str) for r in retries):
-            raise LedgerFormatError(f"call field 'retries' must be a list of failure names, "
-                                    f"got {retries!r}")
-        events = data.get("tool_results", [])
-        if not isinstance(events, list):
-            raise LedgerFormatError(f"call field 'tool_results' must be a list, got {events!r}")
-        batch = data.get("batch", False)
-        if not isinstance(batch, bool):
-            raise LedgerFormatError(f"call field 'batch' must be a boolean, got {batch!r}")
-        return cls(
-            stage=str(_text(data, "stage")), model=str(_text(data, "model")),
-            usage=Usage.from_dict(usage), latency_s=float(latency),
-            backend=str(_text(data, "backend")),
-            question_id=_text(data, "question_id", optional=True), valid=valid,
-            server=_text(data, "server", optional=True), unreported=tuple(unreported),
-            raw_output=raw, retries=tuple(retries),
-            tool_results=tuple(ToolEvent.from_dict(event) for event in events),
-            batch=batch,
-        )
 
 
 class Ledger:

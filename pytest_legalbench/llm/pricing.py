@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
+from typing import Annotated
 
+from pytest_legalbench.files.record_json import PLAIN_DECIMAL, derived
 from pytest_legalbench.llm.ledger import Call, Usage
 
 #: Prices on a card are dollars per this many tokens.
@@ -148,14 +150,19 @@ class PriceCard:
         return f"{self.name} v{self.version}"
 
 
+#: Dollars as result files hold them: exact, in fixed point without trailing zeros.
+Dollars = Annotated[Decimal, PLAIN_DECIMAL]
+
+
+@derived(total="total")
 @dataclass(frozen=True)
 class Cost:
-    """Dollars per kind of token; costs add up exactly with ``+``."""
+    """Dollars per kind of token; costs add up exactly with ``+``. Written with its total."""
 
-    input: Decimal = Decimal(0)
-    cache_write: Decimal = Decimal(0)
-    cache_read: Decimal = Decimal(0)
-    output: Decimal = Decimal(0)
+    input: Dollars = Decimal(0)
+    cache_write: Dollars = Decimal(0)
+    cache_read: Dollars = Decimal(0)
+    output: Dollars = Decimal(0)
 
     def __add__(self, other: Cost) -> Cost:
         """Return the component-wise sum of two costs."""
@@ -164,15 +171,9 @@ class Cost:
         return Cost(*(_EXACT.add(getattr(self, n), getattr(other, n)) for n in PRICE_FIELDS))
 
     @property
-    def total(self) -> Decimal:
+    def total(self) -> Dollars:
         """The dollars of all four components."""
         return functools.reduce(_EXACT.add, (getattr(self, n) for n in PRICE_FIELDS), Decimal(0))
-
-    def to_dict(self) -> dict[str, str]:
-        """Return each component and the total as exact decimal strings (dollars)."""
-        values = {**{name: getattr(self, name) for name in PRICE_FIELDS}, "total": self.total}
-        # Fixed point without trailing zeros ("0.0003", "3"): exact and stable in result files.
-        return {name: format(amount.normalize(_EXACT), "f") for name, amount in values.items()}
 
 
 def format_usd(amount: Decimal, places: int = 4) -> str:

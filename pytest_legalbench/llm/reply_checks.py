@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_legalbench.files.record_json import from_builtins
 from pytest_legalbench.llm.ledger import LedgerFormatError, Usage
 from pytest_legalbench.llm.server_capabilities import unreported_fields
 
@@ -90,9 +91,9 @@ def read_reply(message: Any, requested_model: str) -> Reply | str:
         return "response carries no usage block, so it cannot be accounted for"
     dump = raw_usage.model_dump() if hasattr(raw_usage, "model_dump") else raw_usage
     try:
-        usage = Usage.from_dict(dump)
+        usage = from_builtins(Usage, dump, what="usage in response", error=LedgerFormatError)
     except LedgerFormatError as error:
-        return f"malformed usage in response: {error}"
+        return f"malformed {error}"
     model = getattr(message, "model", None)
     stop = getattr(message, "stop_reason", None)
     return Reply(content, model if isinstance(model, str) and model else requested_model,

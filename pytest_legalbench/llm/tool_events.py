@@ -7,7 +7,9 @@ the error it raised), never the result's text: a provision's text is in the repo
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from pytest_legalbench.files.record_json import OMIT_EMPTY, OMIT_NONE
 
 #: Node ids one event keeps (an outline can name 150); the rest are counted.
 NODE_IDS_KEPT = 50
@@ -40,14 +42,19 @@ class ToolEvent:
     name: str
     arguments: str
     """The input as compact JSON."""
-    result_tokens: int
-    error: bool = False
-    node_ids: tuple[str, ...] = ()
+    result_tokens: int = field(metadata={"strict": True})
+    error: bool = field(default=False, metadata={"strict": True})
+    node_ids: tuple[str, ...] = field(default=(), metadata=OMIT_EMPTY)
     """The provisions the result named, each once, in order (at most ``NODE_IDS_KEPT``)."""
-    more_node_ids: int = 0
+    more_node_ids: int = field(default=0, metadata={**OMIT_EMPTY, "strict": True})
     """Further provisions the result named, counted, not kept."""
-    message: str | None = None
+    message: str | None = field(default=None, metadata=OMIT_NONE)
     """What the error said (cut to ``MESSAGE_CHARS``); None for a result."""
+
+    def __post_init__(self) -> None:
+        if self.result_tokens < 0 or self.more_node_ids < 0:
+            raise LedgerFormatError(f"tool result {self.name!r}: token and node counts must "
+                                    f"be non-negative")
 
     @classmethod
     def of_result(cls, name: str, arguments: str, result_tokens: int, *,
@@ -58,37 +65,3 @@ class ToolEvent:
             message = message[:MESSAGE_CHARS - 3] + "..."
         return cls(name, arguments, result_tokens, message is not None,
                    tuple(named[:NODE_IDS_KEPT]), max(0, len(named) - NODE_IDS_KEPT), message)
-
-    def to_dict(self) -> dict[str, object]:
-        """Return the event as plain builtins; the optional fields only when set."""
-        found: dict[str, object] = {"name": self.name, "arguments": self.arguments,
-                                    "result_tokens": self.result_tokens, "error": self.error}
-        if self.node_ids:
-            found["node_ids"] = list(self.node_ids)
-        if self.more_node_ids:
-            found["more_node_ids"] = self.more_node_ids
-        if self.message is not None:
-            found["message"] = self.message
-        return found
-
-    @classmethod
-    def from_dict(cls, data: object) -> ToolEvent:
-        """Read an event written by :meth:`to_dict` (or before it kept node ids)."""
-        if not isinstance(data, Mapping):
-            raise LedgerFormatError(f"tool result must be a mapping, got {data!r}")
-        name, arguments = data.get("name"), data.get("arguments")
-        tokens, error = data.get("result_tokens"), data.get("error", False)
-        node_ids, more = data.get("node_ids", []), data.get("more_node_ids", 0)
-        message = data.get("message")
-        if not isinstance(name, str) or not isinstance(arguments, str) \
-                or not _count(tokens) or not isinstance(error, bool) \
-                or not isinstance(node_ids, list) \
-                or not all(isinstance(n, str) for n in node_ids) or not _count(more) \
-                or not (message is None or isinstance(message, str)):
-            raise LedgerFormatError(f"malformed tool result record: {dict(data)!r}")
-        assert isinstance(tokens, int) and isinstance(more, int)
-        return cls(name, arguments, tokens, error, tuple(node_ids), more, message)
-
-
-def _count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar, cast, runtime_checkable
+from typing import Annotated, Protocol, TypeVar, cast, runtime_checkable
 
 from pytest_legalbench.defaults import (
     DEFAULT_ANSWER_MODEL,
@@ -13,6 +13,7 @@ from pytest_legalbench.defaults import (
     EMBEDDING_BACKENDS,
     MAX_SCAN_NODES,
 )
+from pytest_legalbench.files.record_json import PAIRS_AS_OBJECT
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.llm.call_types import Completion
 from pytest_legalbench.llm.ledger import Call
@@ -46,10 +47,6 @@ class Provision:
         return cls(doc_id=node.doc_id, node_id=node.node_id, clause=clause, start=node.start,
                    end=node.end, text=node.text, path=path)
 
-    def to_dict(self) -> dict[str, object]:
-        """Return the provision as plain builtins."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 def payload_tokens(provisions: tuple[Provision, ...]) -> int:
     """Estimated tokens of the provision texts, summed per provision."""
@@ -71,19 +68,10 @@ class Retrieval:
     calls: tuple[Call, ...] = ()
     """Ledger entries made while retrieving (scans, title picks); not the answering call,
     except for a mode that answers as it navigates (navagent: every turn and its answer)."""
-    dropped: tuple[tuple[str, int], ...] = ()
-    """Counts of model selections thrown away, by reason (``invalid_ids``, ``toc_ids``)."""
+    dropped: Annotated[tuple[tuple[str, int], ...], PAIRS_AS_OBJECT] = ()
+    """Counts of model selections thrown away, by reason (``invalid_ids``, ``toc_ids``);
+    written as ``{reason: count}``."""
     notes: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        """Return the retrieval as plain builtins (JSON- and YAML-safe)."""
-        return {
-            "mode": self.mode, "provisions": [p.to_dict() for p in self.provisions],
-            "payload_tokens": self.payload_tokens, "scan_tokens": self.scan_tokens,
-            "calls": [c.to_dict() for c in self.calls],
-            "dropped": {reason: count for reason, count in self.dropped},
-            "notes": list(self.notes),
-        }
 
 
 class ModeUnavailable(Exception):

@@ -30,9 +30,9 @@ from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.llm.redaction import redactor_for
 from pytest_legalbench.modes.base import ModeUnavailable
 from pytest_legalbench.navindex.node import DocumentIndex
-from pytest_legalbench.plugin.hooks import SETTINGS_KEY
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
 from pytest_legalbench.plugin.preflight_hooks import session_documents
+from pytest_legalbench.plugin.session_start import StartError, start_benchmark
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case, InvalidQuestion
 from pytest_legalbench.run.protocol import RECORD_PROPERTY, Record, envelope
@@ -43,8 +43,13 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="session")
 def legalbench_settings(pytestconfig: pytest.Config) -> Settings:
-    """The resolved pytest-legalbench settings of this session."""
-    return pytestconfig.stash[SETTINGS_KEY]
+    """The resolved pytest-legalbench settings of this session (resolved now, when no flag,
+    ini key or benchmark item asked for them before)."""
+    try:
+        return start_benchmark(pytestconfig)
+    except StartError as error:
+        problem = f"legalbench settings: {error}"
+    pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -1,34 +1,42 @@
-"""pytest entry point: options, ini keys and settings, benchmark items, the session summary.
+"""pytest entry point: options, ini keys and markers; everything else only in a benchmark
+session.
 
-Wiring only: the fixtures live in ``plugin.fixtures``, the settings rule in ``plugin.settings``
-and everything that computes in the stages. Item records travel as ``user_properties``, so the
-summary is built the same way whether the items ran here or on xdist workers.
+Installed, the plugin registers its options, ini keys and markers and otherwise stays out of
+the way, as pytest-recording does: a session becomes a benchmark session when it asks for one
+at startup (a legalbench flag or ini key, ``plugin.benchmark_request``) or when it collects
+benchmark items. Only then are settings resolved, the backend checked, the run journal opened
+and the xdist hooks registered (``plugin.session_start``). The fixtures resolve the settings
+when a test asks for one.
+
+Wiring only: the fixtures live in ``plugin.fixtures`` and everything that computes in the
+stages. Item records travel as ``user_properties``, so the summary is built the same way
+whether the items ran here or on xdist workers.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
 import pytest
 
-from pytest_legalbench.ingest.manifest import available_profiles
-from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
-from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
+from pytest_legalbench.plugin.benchmark_request import requested_by
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, WORKER_INPUT, late_journal
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
-from pytest_legalbench.plugin.preflight_hooks import check_report_folder, checked_cases
-from pytest_legalbench.plugin.settings import Settings, resolve_settings
-from pytest_legalbench.plugin.values import SettingsError
-from pytest_legalbench.run.process_exit import exit_quickly
+from pytest_legalbench.plugin.preflight_hooks import checked_cases
+from pytest_legalbench.plugin.session_start import (
+    SETTINGS_KEY,
+    StartError,
+    session_settings,
+    start_benchmark,
+)
+from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
 
-pytest_plugins = ("pytest_legalbench.plugin.fixtures", "pytest_legalbench.plugin.journal_hooks",
-                  "pytest_legalbench.plugin.preflight_hooks", "pytest_legalbench.plugin.xdist_hooks")
-
-SETTINGS_KEY = pytest.StashKey[Settings]()
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
+#: Whether the session was started by collecting benchmark items (no flag or ini key asked).
+STARTED_BY_ITEMS_KEY = pytest.StashKey[bool]()
 #: The fixture a benchmark test asks for to be parametrised over questions and modes.
 CASE_FIXTURE = "legalbench_case"
 #: Markers every benchmark item may carry: its question's kind (practice areas are added
@@ -69,40 +77,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    options = (*OPTIONS, *RETRIEVAL_OPTIONS)
-    cli = {o.name: config.getoption(f"legalbench_{o.name}") for o in options}
-    ini = {o.name: config.getini(o.ini) for o in options if o.in_ini}
-    for name in ("corpus_dir", "cache_dir", "report", "questions", "docs", "embedding_model",
-                 "cross_encoder"):
-        if config.rootpath is not None and cli.get(name) is None and ini.get(name):
-            # A relative folder in an ini file is relative to that file's folder.
-            ini[name] = str((config.rootpath / str(ini[name])).resolve())
-    modes = config.getoption("legalbench_modes")
-    gandr = config.getoption("legalbench_gandr")
-    try:
-        settings = resolve_settings(
-            cli, ini, os.environ, profiles=available_profiles,
-            modes=modes or list(config.getini("mode")),
-            modes_from="--mode" if modes else "ini key mode",
-            gandr=gandr or list(config.getini("legalbench_gandr")),
-            gandr_from="--legalbench-gandr" if gandr else "ini key legalbench_gandr")
-        # Fails now, not at the first model call, when e.g. Claude is asked for without a key.
-        resolve_backend(settings.backend, os.environ)
-    except (SettingsError, BackendConfigError) as error:
-        raise pytest.UsageError(str(error)) from None
-    if settings.faults is not None and not config.getoption("disable_recording", False):
-        raise pytest.UsageError("--legalbench-faults needs --disable-recording: a recorded "
-                                "fault would be replayed in every later run")
-    if not hasattr(config, "workerinput"):
-        check_report_folder(settings)
-    config.stash[SETTINGS_KEY] = settings
-    config.stash[JOURNAL_KEY] = open_journal(config, settings)
-    exit_quickly()
-    config.stash[RECORDS_KEY] = []
-    config.pluginmanager.register(RecordCollector(config), "legalbench-records")
     for kind in KIND_MARKERS:
         config.addinivalue_line("markers", f"{kind}: a benchmark question of kind {kind}")
     config.addinivalue_line("markers", "area_<name>: a benchmark question of that practice area")
+    # Registered here rather than through pytest_plugins, which would ask pytest to rewrite
+    # the asserts of modules this one has imported already (a warning in every session).
+    # Both are inert until a test asks for a fixture or a benchmark session starts.
+    from pytest_legalbench.plugin import fixtures, journal_hooks
+
+    config.pluginmanager.register(fixtures, "legalbench-fixtures")
+    config.pluginmanager.register(journal_hooks, "legalbench-journal")
+    config.stash[RECORDS_KEY] = []
+    config.pluginmanager.register(RecordCollector(config), "legalbench-records")
+    # An xdist worker of a controller that started a benchmark session starts one too.
+    if WORKER_INPUT in getattr(config, "workerinput", {}) or requested_by(config):
+        try:
+            start_benchmark(config)
+        except StartError as error:
+            raise pytest.UsageError(str(error)) from None
 
 
 def area_marker(practice_area: str) -> str:
@@ -113,7 +105,19 @@ def area_marker(practice_area: str) -> str:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if CASE_FIXTURE not in metafunc.fixturenames:
         return
-    settings = metafunc.config.stash[SETTINGS_KEY]
+    problem: str | None = None
+    starting = SETTINGS_KEY not in metafunc.config.stash
+    try:
+        # Benchmark items start the session of a run no flag or ini key asked for.
+        settings = start_benchmark(metafunc.config)
+    except StartError as error:
+        problem = f"legalbench settings: {error}"
+    else:
+        if starting:
+            metafunc.config.stash[STARTED_BY_ITEMS_KEY] = True
+    if problem is not None:
+        # Raised outside the handler: a collection error shows its message alone.
+        raise pytest.Collector.CollectError(problem)
     cases, invalid = checked_cases(metafunc.config, settings)
     for area in sorted({area_marker(c.question.practice_area) for c in cases}):
         # Practice areas come from the question files, so their markers are registered here.
@@ -150,6 +154,7 @@ def pytest_runtest_makereport(item: pytest.Item,
                               call: pytest.CallInfo[None]) -> Any:
     report = yield
     if report.when != "call":
+        # Acts only on a report carrying a record, which only a benchmark item's has.
         return _without_record(report, item.config)
     settings = item.config.stash.get(SETTINGS_KEY, None)
     if not report.passed or settings is None or not settings.fail_on_loss:
@@ -179,8 +184,20 @@ def _without_record(report: pytest.TestReport, config: pytest.Config) -> pytest.
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     settings = config.stash.get(SETTINGS_KEY, None)
-    if settings is None:
+    return None if settings is None else _settings_line(settings)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    # A session started by its benchmark items had no settings for pytest's header: its line
+    # follows the collection instead (and, like the header, not under -q).
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if (settings is None or not config.stash.get(STARTED_BY_ITEMS_KEY, False)
+            or config.get_verbosity() < 0):
         return None
+    return _settings_line(settings)
+
+
+def _settings_line(settings: Settings) -> str:
     corpus = settings.corpus_dir or "not set"
     if settings.docs_dir is not None:
         return (f"legalbench: documents {settings.docs_dir}, cache {settings.cache_dir}; "
@@ -193,13 +210,24 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workerinput"):
         return
     records = config.stash.get(RECORDS_KEY, [])
+    settings = config.stash.get(SETTINGS_KEY, None)
     journal = config.stash.get(JOURNAL_KEY, None)
+    if settings is None:
+        if not records:
+            return
+        # xdist workers ran benchmark items no flag or ini key asked for, so this controller
+        # started no session: its settings are read now, as the workers read them.
+        try:
+            settings = session_settings(config)
+        except StartError as error:
+            terminalreporter.write_line(f"legalbench: no summary: {error}")
+            return
+        journal = late_journal(config, settings)
     progress = journal.progress() if journal is not None else None
     if not records and (progress is None or not progress.partial):
         return
     from pytest_legalbench.run.session_end import SessionEnd, finish_session
 
-    settings = config.stash[SETTINGS_KEY]
     report_dir = settings.report_dir or (journal.folder if journal and journal.report else None)
     end = SessionEnd(report_dir=report_dir, base_url=settings.base_url,
                      answer_model=settings.answer_model, profile=settings.profile,

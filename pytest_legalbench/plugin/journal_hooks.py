@@ -1,6 +1,9 @@
-"""The run journal's wiring: the run opened (or, under ``--legalbench-resume``, resumed) at
-startup and handed to xdist workers, and the items each collecting process plans. Journal logic
-lives in ``run.journal_session``."""
+"""The run journal's wiring: the run opened (or, under ``--legalbench-resume``, resumed) when
+the benchmark session starts and handed to xdist workers, and the items each collecting
+process plans. Journal logic lives in ``run.journal_session``.
+
+A session that never starts a benchmark has no journal, and these hooks do nothing in it.
+"""
 
 from __future__ import annotations
 
@@ -20,21 +23,44 @@ from pytest_legalbench.run.journal_session import JournalSession, join_run, open
 from pytest_legalbench.run.run_folder import run_place
 
 JOURNAL_KEY = pytest.StashKey[JournalSession]()
+#: The xdist run id a controller that started no benchmark saw its workers get.
+RUN_UID_KEY = pytest.StashKey[str]()
 #: The ``workerinput`` key an xdist worker finds its run under.
 WORKER_INPUT = "legalbench_journal"
 
 
 def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
-    """The session's run journal: joined on an xdist worker, opened (or resumed) elsewhere."""
-    given = getattr(config, "workerinput", {}).get(WORKER_INPUT)
+    """The session's run journal: joined on an xdist worker whose controller opened it,
+    opened (or resumed) elsewhere; JournalError when it cannot be."""
+    workerinput = getattr(config, "workerinput", {})
+    given = workerinput.get(WORKER_INPUT)
     if given is not None:
         return join_run(given)
+    # A worker whose controller started no benchmark (the session asked for none before
+    # collecting): every worker opens the same run, named by xdist's id of the test run.
+    shared = _shared_run(workerinput.get("testrunuid"))
     place = run_place(report_dir=settings.report_dir, resume_dir=settings.resume_dir,
-                      cache_dir=settings.cache_dir)
+                      cache_dir=settings.cache_dir, shared_name=shared)
     try:
-        return open_run(place, _fingerprint(settings), report=settings.report_dir is not None)
-    except (JournalError, OSError) as error:
-        raise pytest.UsageError(str(error)) from None
+        return open_run(place, _fingerprint(settings), report=settings.report_dir is not None,
+                        run=shared)
+    except OSError as error:
+        raise JournalError(f"{place.journal}: cannot be read ({error.strerror})") from None
+
+
+def late_journal(config: pytest.Config, settings: Settings) -> JournalSession | None:
+    """On an xdist controller that started no benchmark while its workers ran benchmark
+    items: the run those workers opened, read at the session's end; None elsewhere."""
+    shared = _shared_run(config.stash.get(RUN_UID_KEY, None))
+    if shared is None:
+        return None
+    place = run_place(report_dir=None, resume_dir=None, cache_dir=settings.cache_dir,
+                      shared_name=shared)
+    return open_run(place, _fingerprint(settings), report=False, run=shared)
+
+
+def _shared_run(testrunuid: object) -> str | None:
+    return f"xdist-{testrunuid}"[:18] if isinstance(testrunuid, str) and testrunuid else None
 
 
 def _fingerprint(settings: Settings) -> Any:
@@ -54,7 +80,10 @@ def _fingerprint(settings: Settings) -> Any:
 def pytest_configure_node(node: Any) -> None:
     journal = node.config.stash.get(JOURNAL_KEY, None)
     if journal is not None:
-        node.workerinput[WORKER_INPUT] = journal.to_dict()
+        node.workerinput[WORKER_INPUT] = journal.handed_over()
+    else:
+        # Kept only to find the run the workers may open themselves (late_journal).
+        node.config.stash[RUN_UID_KEY] = str(node.workerinput.get("testrunuid", ""))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -1,6 +1,7 @@
-"""The checks before spending, wired: the report folder at startup, and the question set and
-corpus when the benchmark's items are made (``--legalbench-skip-invalid`` keeps the valid
-questions). The checks themselves live in ``run.preflight``."""
+"""The checks before spending, wired: the question set and corpus when the benchmark's items
+are made (``--legalbench-skip-invalid`` keeps the valid questions). The checks themselves live
+in ``run.preflight``; the report folder is checked when the session starts
+(``plugin.session_start``)."""
 
 from __future__ import annotations
 
@@ -11,18 +12,9 @@ from pytest_legalbench.ingest.document import CorpusError, Document
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case, InvalidQuestion
 from pytest_legalbench.run.preflight import check_evidence, check_question_files, problems_text
-from pytest_legalbench.run.preflight import check_report_folder as check
 
 #: The documents the checks read, kept for the session's fixtures (one read per process).
 DOCUMENTS_KEY = pytest.StashKey[tuple[Document, ...]]()
-
-
-def check_report_folder(settings: Settings) -> None:
-    """A report folder that cannot be written is a startup error, not an end-of-run one."""
-    if settings.report_dir is not None:
-        problem = check(settings.report_dir)
-        if problem is not None:
-            raise pytest.UsageError(str(problem))
 
 
 def checked_cases(config: pytest.Config,

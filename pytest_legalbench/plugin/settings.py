@@ -96,25 +96,6 @@ class Settings:
     max_cost: Decimal | None = None
     """Dollars the run may spend (``llm.cost_guard``); None: no limit."""
 
-    def to_dict(self) -> dict[str, object]:
-        """Plain builtins, so the settings can travel to xdist workers or into a report."""
-        return {"profile": self.profile,
-                "docs_dir": str(self.docs_dir) if self.docs_dir else None,
-                "corpus_dir": str(self.corpus_dir) if self.corpus_dir else None,
-                "cache_dir": str(self.cache_dir), "backend": self.backend,
-                "base_url": self.base_url, "server_kind": self.server_kind,
-                "timeout_s": self.timeout_s, "answer_model": self.answer_model,
-                "judge_model": self.judge_model, "judge": self.judge,
-                "report_dir": str(self.report_dir) if self.report_dir else None,
-                "questions_dir": str(self.questions_dir) if self.questions_dir else None,
-                "modes": list(self.modes), "fail_on_loss": self.fail_on_loss,
-                "skip_invalid": self.skip_invalid,
-                "resume_dir": str(self.resume_dir) if self.resume_dir else None,
-                "repeats": self.repeats, "gandr": list(self.gandr), "faults": self.faults,
-                "max_cost": None if self.max_cost is None else str(self.max_cost),
-                "mode_settings": {f.name: getattr(self.mode_settings, f.name)
-                                  for f in fields(self.mode_settings)}}
-
 
 def resolve_backend_choice(chosen: Chosen | None) -> str | None:
     """The backend asked for, checked; None lets the key decide."""

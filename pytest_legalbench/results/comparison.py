@@ -24,8 +24,9 @@ pair to name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from pytest_legalbench.files.record_json import derived, renamed
 from pytest_legalbench.results.comparison_checks import run_warnings
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.reported_rate import ReportedRate
@@ -41,25 +42,26 @@ PAIRED_OUTCOMES = {
 }
 
 
+@derived(meaning="meaning")
 @dataclass(frozen=True)
 class PairedTest:
-    """One binary outcome on the items both runs share, and its exact McNemar test."""
+    """One binary outcome on the items both runs share, and its exact McNemar test (written
+    with what the outcome means)."""
 
     outcome: str
     """A key of ``PAIRED_OUTCOMES``."""
     items: int
     """Shared items the outcome is defined for in both runs."""
-    only_a: int
+    only_a: int = field(metadata=renamed("b_only_a"))
     """b: true in run A only."""
-    only_b: int
+    only_b: int = field(metadata=renamed("c_only_b"))
     """c: true in run B only."""
     p_value: float
 
-    def to_dict(self) -> dict[str, object]:
-        """The test as plain builtins."""
-        return {"outcome": self.outcome, "meaning": PAIRED_OUTCOMES[self.outcome],
-                "items": self.items, "b_only_a": self.only_a, "c_only_b": self.only_b,
-                "p_value": self.p_value}
+    @property
+    def meaning(self) -> str:
+        """What the outcome is."""
+        return PAIRED_OUTCOMES[self.outcome]
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,6 @@ class SignTest:
     fell: int
     unchanged: int
     p_value: float
-
-    def to_dict(self) -> dict[str, object]:
-        """The test as plain builtins."""
-        return {"rose": self.rose, "fell": self.fell, "unchanged": self.unchanged,
-                "p_value": self.p_value}
 
 
 @dataclass(frozen=True)
@@ -87,11 +84,20 @@ class Flip:
     verdict: tuple[str, str] | None
     """The combined verdict in A and in B; None when unchanged."""
 
-    def to_dict(self) -> dict[str, object]:
-        """The flip as plain builtins."""
-        return {"question_id": self.question_id,
-                "keyfacts": None if self.keyfacts is None else list(self.keyfacts),
-                "verdict": None if self.verdict is None else list(self.verdict)}
+
+@derived(change="change")
+@dataclass(frozen=True)
+class MetricChange:
+    """One summary figure in run A and in run B (None where a run lacks it), written with
+    its difference."""
+
+    a: float | None
+    b: float | None
+
+    @property
+    def change(self) -> float | None:
+        """B - A, rounded to six places; None when either is missing."""
+        return _change(self.a, self.b)
 
 
 @dataclass(frozen=True)
@@ -104,41 +110,25 @@ class ModeChange:
     items_b: int
     shared: int
     """Questions both runs answered under the paired modes."""
-    metrics: Mapping[str, tuple[float | None, float | None]]
-    """Metric name -> (value in A, value in B), from each run's summary."""
-    tests: tuple[PairedTest, ...]
-    recall: SignTest
+    metrics: Mapping[str, MetricChange]
+    """Metric name -> its value in A and in B, from each run's summary."""
+    tests: tuple[PairedTest, ...] = field(metadata=renamed("paired_tests"))
+    recall: SignTest = field(metadata=renamed("recall_sign_test"))
     flips: tuple[Flip, ...]
-
-    def to_dict(self) -> dict[str, object]:
-        """The change as plain builtins; each metric with its difference B - A."""
-        return {"mode_a": self.mode_a, "mode_b": self.mode_b, "items_a": self.items_a,
-                "items_b": self.items_b, "shared": self.shared,
-                "metrics": {name: {"a": a, "b": b, "change": _change(a, b)}
-                            for name, (a, b) in self.metrics.items()},
-                "paired_tests": [t.to_dict() for t in self.tests],
-                "recall_sign_test": self.recall.to_dict(),
-                "flips": [f.to_dict() for f in self.flips]}
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Run A against run B."""
+    """Run A against run B (``legalbench compare --json`` writes it)."""
 
-    label_a: str
-    label_b: str
+    label_a: str = field(metadata=renamed("a"))
+    label_b: str = field(metadata=renamed("b"))
     warnings: tuple[str, ...]
     """Reasons the runs may not be comparable, said before anything else."""
     notes: tuple[str, ...]
     modes: tuple[ModeChange, ...]
     unpaired: tuple[str, ...]
     """Modes of one run left without a partner."""
-
-    def to_dict(self) -> dict[str, object]:
-        """The comparison as plain builtins (``legalbench compare --json``)."""
-        return {"a": self.label_a, "b": self.label_b, "warnings": list(self.warnings),
-                "notes": list(self.notes), "modes": [m.to_dict() for m in self.modes],
-                "unpaired": list(self.unpaired)}
 
 
 def _change(a: float | None, b: float | None) -> float | None:
@@ -218,7 +208,7 @@ def compare_modes(a: StoredRun, b: StoredRun, mode_a: str, mode_b: str) -> ModeC
                               verdicts if verdicts[0] != verdicts[1] else None))
     before, after = _metrics(a.summary, mode_a), _metrics(b.summary, mode_b)
     return ModeChange(mode_a, mode_b, len(left), len(right), len(shared),
-                      {name: (before[name], after[name]) for name in before}, tests,
+                      {name: MetricChange(before[name], after[name]) for name in before}, tests,
                       sign_test([(float(x), float(y)) for x, y in recalls]), tuple(flips))
 
 

@@ -40,7 +40,8 @@ def metric_rows(change: ModeChange) -> list[tuple[str, str, str, str]]:
     """(label, A, B, change) per metric."""
     rows = []
     for name, (label, kind) in METRICS.items():
-        a, b = change.metrics.get(name, (None, None))
+        found = change.metrics.get(name)
+        a, b = (found.a, found.b) if found is not None else (None, None)
         if a is None and b is None:
             continue
         rows.append((label, _value(a, kind), _value(b, kind), _change(a, b, kind)))

@@ -30,12 +30,12 @@ exactly the corpus size at which the two costs are equal. When cache reads are f
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Annotated
 
+from pytest_legalbench.files.record_json import FLOAT_FRACTION
 from pytest_legalbench.llm.pricing import TOKENS_PER_PRICE_UNIT, Prices
 
 #: A token quantity: a count, or a mean over questions.
@@ -106,39 +106,19 @@ def warm_navindex_cost(index_tokens: TokenAmount, payload_tokens: TokenAmount,
 
 @dataclass(frozen=True)
 class CrossoverVerdict:
-    """Which of inject and a navigate mode is cheaper for a measured corpus, and why."""
+    """Which of inject and a navigate mode is cheaper for a measured corpus, and why. Its
+    exact amounts are written as floats and read back as the exact values of those floats,
+    so a verdict read from a file writes them back unchanged."""
 
     mode: str
-    corpus_tokens: Fraction
-    break_even_tokens: Fraction | None
+    corpus_tokens: Annotated[Fraction, FLOAT_FRACTION]
+    break_even_tokens: Annotated[Fraction, FLOAT_FRACTION] | None
     """Corpus size at which the warm costs are equal; None when cache reads are free."""
-    inject_cost_usd: Fraction
-    mode_cost_usd: Fraction
+    inject_cost_usd: Annotated[Fraction, FLOAT_FRACTION]
+    mode_cost_usd: Annotated[Fraction, FLOAT_FRACTION]
     cheaper: str
     """``"inject"``, the mode's name, or ``"tie"`` when the warm costs are equal."""
     explanation: str
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CrossoverVerdict:
-        """Read a verdict written by ``to_dict``: its amounts are the floats it wrote, held
-        exactly, so it writes them back unchanged."""
-        break_even = data["break_even_tokens"]
-        return cls(str(data["mode"]), Fraction(float(data["corpus_tokens"])),
-                   None if break_even is None else Fraction(float(break_even)),
-                   Fraction(float(data["inject_cost_usd"])),
-                   Fraction(float(data["mode_cost_usd"])), str(data["cheaper"]),
-                   str(data["explanation"]))
-
-    def to_dict(self) -> dict[str, object]:
-        """Return the verdict as plain builtins for result files."""
-        return {
-            "mode": self.mode, "corpus_tokens": float(self.corpus_tokens),
-            "break_even_tokens": (None if self.break_even_tokens is None
-                                  else float(self.break_even_tokens)),
-            "inject_cost_usd": float(self.inject_cost_usd),
-            "mode_cost_usd": float(self.mode_cost_usd),
-            "cheaper": self.cheaper, "explanation": self.explanation,
-        }
 
 
 def _tokens(value: Fraction) -> str:

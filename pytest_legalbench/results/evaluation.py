@@ -8,24 +8,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from statistics import fmean
+from typing import Annotated
 
+from pytest_legalbench.files.record_json import Rounded, derived
 from pytest_legalbench.ingest.questions import Question
 from pytest_legalbench.modes.base import Provision
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evidence import oracle_nodes, oracle_tokens
 from pytest_legalbench.results.retrieved import QuoteCheck, check_quotes, provision_spans
 
+#: A measured figure, written rounded to four places.
+Figure = Annotated[float, Rounded(4)]
 
+
+@derived(oracle_ratio="oracle_ratio")
 @dataclass(frozen=True)
 class QuestionScore:
-    """How one mode's retrieval did on one question."""
+    """How one mode's retrieval did on one question (written with its oracle ratio)."""
 
     question_id: str
     kind: str
     mode: str
-    recall: float | None
+    recall: Figure | None
     """Share of the evidence quotes found; None for a control (it has no evidence)."""
     payload_tokens: int
     oracle_tokens: int | None
@@ -33,26 +39,16 @@ class QuestionScore:
     node_ids: tuple[str, ...]
     quotes: tuple[QuoteCheck, ...] = ()
     """Each evidence quote, found or missed, and where a found one lies."""
-    wrong_document_share: float | None = None
+    wrong_document_share: Figure | None = None
     """Share of the retrieved characters from documents holding none of the evidence (the
     document-level mismatch); None for a control or an empty retrieval."""
 
     @property
-    def oracle_ratio(self) -> float | None:
+    def oracle_ratio(self) -> Figure | None:
         """Payload over the smallest structural payload holding the evidence."""
         if not self.oracle_tokens:
             return None
         return self.payload_tokens / self.oracle_tokens
-
-    def to_dict(self) -> dict[str, object]:
-        """The score as plain builtins."""
-        record: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}
-        record["node_ids"] = list(self.node_ids)
-        record["quotes"] = [quote.to_dict() for quote in self.quotes]
-        record["oracle_ratio"] = _rounded(self.oracle_ratio)
-        record["recall"] = _rounded(self.recall)
-        record["wrong_document_share"] = _rounded(self.wrong_document_share)
-        return record
 
 
 class Scorer:
@@ -97,28 +93,25 @@ def wrong_document_share(provisions: Sequence[Provision],
 
 @dataclass(frozen=True)
 class ScoreSummary:
-    """Means over a group of questions (recall and ratios over those that have them)."""
+    """Means over a group of questions (recall and ratios over those that have them);
+    written rounded to four places."""
 
     questions: int
-    recall: float | None
+    recall: Figure | None
     complete: int
     """Questions whose every quote was found."""
-    payload_tokens: float
+    payload_tokens: Figure
     """Mean payload tokens."""
-    payload_p95: float
+    payload_p95: Figure
     """95th percentile of the payloads (nearest rank)."""
     payload_max: int
-    footprint_ratio: float | None
+    footprint_ratio: Figure | None
     """Inject's payload over this mean payload: how many times smaller the context is."""
-    oracle_ratio: float | None
-    scan_tokens: float
-    wrong_document_rate: float | None = None
+    oracle_ratio: Figure | None
+    scan_tokens: Figure
+    wrong_document_rate: Figure | None = None
     """Mean over questions of the share of retrieved characters from documents holding none
     of their evidence."""
-
-    def to_dict(self) -> dict[str, object]:
-        """The summary as plain builtins, ratios rounded to 4 places."""
-        return {f.name: _rounded(getattr(self, f.name)) for f in fields(self)}
 
 
 def summarise(scores: Sequence[QuestionScore], inject_tokens: int | None) -> ScoreSummary:
@@ -152,7 +145,3 @@ def summarise_by_kind(scores: Sequence[QuestionScore],
     kinds = sorted({s.kind for s in scores})
     return {kind: summarise([s for s in scores if s.kind == kind], inject_tokens)
             for kind in kinds}
-
-
-def _rounded(value: object) -> object:
-    return round(value, 4) if isinstance(value, float) else value

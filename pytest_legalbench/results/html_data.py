@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
 from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.results.provision_table import Segments
 from pytest_legalbench.results.results_file import StoredRun
 from pytest_legalbench.results.verdict_split import audit_flag, keyfact_cell
 
@@ -70,7 +72,7 @@ def _item(record: ItemRecord, card: PriceCard) -> dict[str, object]:
         "fwd": record.raw_forward, "rev": record.raw_reverse, "verdict": record.verdict,
         "cell": keyfact_cell(record), "flag": audit_flag(record) if paired else "",
         "tags": outcome_tags(record),
-        "kf_mode": None if record.keyfacts_mode is None else record.keyfacts_mode.to_dict(),
+        "kf_mode": None if record.keyfacts_mode is None else to_builtins(record.keyfacts_mode),
         "answer": record.mode_answer, "recall": record.evidence_recall,
         "payload": record.payload_tokens, "scan": record.scan_tokens,
         "cost_mode": float(price_calls(record.mode_calls, card).total) if paired else None,
@@ -93,7 +95,7 @@ def _questions(records: Sequence[ItemRecord], card: PriceCard) -> dict[str, dict
         questions.setdefault(record.question_id, {
             "question": record.question, "reference": record.reference, "kind": record.kind,
             "area": record.practice_area, "difficulty": record.difficulty,
-            "inject_answer": record.inject_answer, "kf_inject": record.keyfacts_inject.to_dict(),
+            "inject_answer": record.inject_answer, "kf_inject": to_builtins(record.keyfacts_inject),
             "quotes": [[q.doc_id, q.quote] for q in record.evidence],
             "inject_calls": call_rows("inject", record.inject_calls, card)})
     return questions
@@ -105,6 +107,6 @@ def qa_data(run: StoredRun, card: PriceCard) -> dict[str, object]:
     return {"modes": sorted({r.mode for r in records}),
             "kinds": sorted({r.kind for r in records}),
             "questions": _questions(records, card),
-            "provisions": {node: entry.to_dict() for node, entry in run.provisions.items()},
-            "texts": run.excerpts.to_dict(),
+            "provisions": {node: to_builtins(entry) for node, entry in run.provisions.items()},
+            "texts": to_builtins(run.excerpts.segments, Segments),
             "items": [_item(record, card) for record in records]}

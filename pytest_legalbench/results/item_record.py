@@ -3,20 +3,16 @@
 A record travels from the process that ran the item to the one that summarises the session as
 a ``user_properties``
 envelope (``run.protocol``; so JUnit XML carries it and xdist moves it with no code of ours), and
-into ``results.json``. It therefore holds only JSON types; ``ItemRecord`` is its typed view.
+into ``results.json`` and the run journal. There it is plain builtins, the JSON layout of
+``ItemRecord`` written and read through ``files.record_json``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.results.retrieved import ProvisionSpan, QuoteCheck
-
-#: Bumped when a field changes meaning; ``results.json`` carries it.
-RECORD_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -27,17 +23,6 @@ class KeyFacts:
     missing: tuple[str, ...]
     declined: bool
     correct: bool
-
-    def to_dict(self) -> dict[str, object]:
-        """The score as plain builtins."""
-        return {"found": list(self.found), "missing": list(self.missing),
-                "declined": self.declined, "correct": self.correct}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> KeyFacts:
-        """Read a score written by ``to_dict``."""
-        return cls(tuple(data["found"]), tuple(data["missing"]), bool(data["declined"]),
-                   bool(data["correct"]))
 
 
 @dataclass(frozen=True)
@@ -98,42 +83,3 @@ class ItemRecord:
             if self.keyfacts_mode is None:
                 found.append(f"{self.mode}'s answer has no key-fact score")
         return tuple(found)
-
-    def to_dict(self) -> dict[str, object]:
-        """The record as JSON-safe builtins."""
-        data: dict[str, object] = {}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if isinstance(value, KeyFacts):
-                value = value.to_dict()
-            elif item.name.endswith("_calls") or item.name in _NESTED:
-                value = [entry.to_dict() for entry in value]
-            elif isinstance(value, tuple):
-                value = list(value)
-            data[item.name] = value
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ItemRecord:
-        """Read a record written by ``to_dict`` (after a trip through JSON or xdist)."""
-        values: dict[str, Any] = {}
-        for item in fields(cls):
-            if item.name in _NESTED:
-                # Absent from records of before they were kept: the field's default, ().
-                values[item.name] = tuple(_NESTED[item.name](entry)
-                                          for entry in data.get(item.name, ()))
-                continue
-            value = data[item.name]
-            if item.name.startswith("keyfacts_"):
-                value = None if value is None else KeyFacts.from_dict(value)
-            elif item.name.endswith("_calls"):
-                value = tuple(Call.from_dict(call) for call in value)
-            elif item.name == "node_ids":
-                value = tuple(value)
-            values[item.name] = value
-        return cls(**values)
-
-
-#: Record fields holding tuples of value objects, and how each entry is read back.
-_NESTED: dict[str, Callable[[Mapping[str, Any]], Any]] = {
-    "provisions": ProvisionSpan.from_dict, "evidence": QuoteCheck.from_dict}

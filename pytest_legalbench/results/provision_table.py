@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from pytest_legalbench.files.record_json import WireForm
 from pytest_legalbench.results.item_record import ItemRecord
 
 
@@ -27,16 +27,9 @@ class ProvisionPlace:
     start: int
     end: int
 
-    def to_dict(self) -> dict[str, object]:
-        """The place as plain builtins."""
-        return {"doc_id": self.doc_id, "clause": self.clause, "start": self.start,
-                "end": self.end}
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ProvisionPlace:
-        """Read a place written by ``to_dict``."""
-        return cls(str(data["doc_id"]), str(data.get("clause", "")), int(data["start"]),
-                   int(data["end"]))
+#: Document id to its retrieved stretches, each (start, end, text).
+Segments = Mapping[str, tuple[tuple[int, int, str], ...]]
 
 
 @dataclass(frozen=True)
@@ -44,7 +37,7 @@ class Excerpts:
     """Per document, the retrieved stretches of its text as (start, end, text), in order and
     never overlapping."""
 
-    segments: Mapping[str, tuple[tuple[int, int, str], ...]]
+    segments: Segments
 
     def text(self, doc_id: str, start: int, end: int) -> str | None:
         """``document[start:end]`` when one stretch holds it, else None."""
@@ -53,16 +46,17 @@ class Excerpts:
                 return text[start - low:end - low]
         return None
 
-    def to_dict(self) -> dict[str, object]:
-        """The stretches as ``{doc_id: [[start, end, text], ...]}``."""
-        return {doc: [list(segment) for segment in found]
-                for doc, found in self.segments.items()}
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Excerpts:
-        """Read stretches written by ``to_dict``."""
-        return cls({str(doc): tuple((int(s), int(e), str(t)) for s, e, t in found)
-                    for doc, found in data.items()})
+#: An ``Excerpts`` as result files hold it: the stretches alone, ``{doc_id: [[start, end,
+#: text], ...]}``.
+EXCERPTS_FORM = WireForm(
+    write=lambda excerpts: excerpts.segments,
+    read=lambda value: {"segments": value} if isinstance(value, Mapping) else value,
+    schema={"type": "object", "description": "document id to its retrieved stretches",
+            "additionalProperties": {"type": "array", "items": {
+                "type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"},
+                                                 {"type": "string"}],
+                "minItems": 3, "maxItems": 3}}})
 
 
 def provision_table(records: Iterable[ItemRecord], texts: Mapping[str, str]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pytest_legalbench import __version__
 from pytest_legalbench.files.atomic_write import write_bytes_atomic, write_text_atomic
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.pricing import Cost, PriceCard, format_usd, price_calls
 from pytest_legalbench.results.cost_chart import COST_CHART_FILE, cumulative_costs, draw_cost_chart
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
@@ -87,7 +88,7 @@ def _is_scalar(value: object) -> bool:
 
 def summary_markdown(summary: Summary) -> list[str]:
     """The summary as report.md shows it: the form results.json holds, as nested lists."""
-    return _nested_lines(summary.to_dict())
+    return _nested_lines(to_builtins(summary))
 
 
 def _nested_lines(value: object, depth: int = 0) -> list[str]:

@@ -1,23 +1,37 @@
 """results.json: everything a run measured, self-sufficient for ``legalbench report`` and
 ``legalbench compare``.
 
-It holds the run header, every record, the summary, a ``provisions`` table (each provision
-any record retrieved, keyed by node id: its document, citation and span) and ``texts``, the
-retrieved stretches of each document, each character once (see ``provision_table``).
-The top-level ``backend`` and ``models`` repeat the header's for readers of the first layout.
+It holds its ``schema_version``, the run header, every record, the summary, a ``provisions``
+table (each provision any record retrieved, keyed by node id: its document, citation and
+span) and ``texts``, the retrieved stretches of each document, each character once (see
+``provision_table``). The top-level ``backend`` and ``models`` repeat the header's for
+readers of the first layout. The file is ``StoredRun``'s JSON layout (``files.record_json``),
+and its JSON Schema is generated from it (``commands.schema``).
+
+Version 1 (``format_version``, before the layout was published) is read by migrating it;
+files of the first layout, with no header, read back with ``unknown`` in its fields.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pytest_legalbench.results.item_record import RECORD_FORMAT, ItemRecord
-from pytest_legalbench.results.provision_table import Excerpts, ProvisionPlace
-from pytest_legalbench.results.run_header import RunHeader
+from pytest_legalbench.files.record_json import (
+    RecordError,
+    VersionedFile,
+    derived,
+    from_builtins,
+    renamed,
+    to_builtins,
+)
+from pytest_legalbench.results.item_record import ItemRecord
+from pytest_legalbench.results.provision_table import EXCERPTS_FORM, Excerpts, ProvisionPlace
+from pytest_legalbench.results.run_header import UNKNOWN, RunHeader
 from pytest_legalbench.results.summary import Summary
 
 RESULTS_FILE = "results.json"
@@ -27,20 +41,31 @@ class ResultsFileError(ValueError):
     """A results file that cannot be read; the message names it and the problem."""
 
 
+@derived(backend="backend", models="models")
 @dataclass(frozen=True)
 class StoredRun:
     """A QA run as results.json holds it."""
 
-    header: RunHeader
+    header: RunHeader = field(metadata=renamed("run"))
     records: tuple[ItemRecord, ...]
     """In (question_id, mode) order."""
     summary: Summary
     """The run's summary."""
     provisions: Mapping[str, ProvisionPlace]
     """Node id -> where each provision a record retrieved lies."""
-    excerpts: Excerpts = field(default_factory=lambda: Excerpts({}))
+    excerpts: Annotated[Excerpts, EXCERPTS_FORM] = field(
+        default_factory=lambda: Excerpts({}), metadata=renamed("texts"))
     """The retrieved text, each character once."""
-    format_version: int = RECORD_FORMAT
+
+    @property
+    def backend(self) -> str:
+        """The header's backend (written at the top too, for readers of the first layout)."""
+        return self.header.backend
+
+    @property
+    def models(self) -> Mapping[str, str]:
+        """The header's models (written at the top too, for readers of the first layout)."""
+        return self.header.models
 
     def provision_text(self, node_id: str) -> str | None:
         """The text of a retrieved provision; None when the run did not keep it."""
@@ -48,19 +73,57 @@ class StoredRun:
         return None if place is None else self.excerpts.text(place.doc_id, place.start,
                                                               place.end)
 
-    def to_dict(self) -> dict[str, object]:
-        """The run as results.json holds it."""
-        return {"format_version": self.format_version, "backend": self.header.backend,
-                "models": dict(self.header.models), "run": self.header.to_dict(),
-                "records": [record.to_dict() for record in self.records],
-                "provisions": {node: entry.to_dict() for node, entry in self.provisions.items()},
-                "texts": self.excerpts.to_dict(), "summary": self.summary.to_dict()}
+
+#: Header fields a file of the first layout lacks.
+_HEADER_FIELDS = ("backend", "price_card", "judge", "questions", "date", "package_version")
+#: Mode-summary fields version 1 left out when nothing was judged.
+_UNJUDGED = ("document_bound", "controls", "document_bound_split", "controls_split",
+             "crossover")
+
+
+def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 in version 2's layout: the header and the summary get the backend and
+    models the first layout kept at the top, what a header lacks reads ``unknown``, and the
+    fields version 1 left out when empty are written out."""
+    layout = dict(data)
+    summary = dict(layout.get("summary") or {})
+    summary.setdefault("backend", layout.get("backend"))
+    summary.setdefault("models", layout.get("models") or {})
+    modes = summary.get("modes")
+    if isinstance(modes, Mapping):
+        summary["modes"] = {name: {**dict.fromkeys(_UNJUDGED), "judges": [], **entry}
+                            if isinstance(entry, Mapping) else entry
+                            for name, entry in modes.items()}
+    header = {key: value for key, value in dict(layout.get("run") or {}).items()
+              if value is not None}
+    header.setdefault("backend", layout.get("backend") or UNKNOWN)
+    header.setdefault("models", layout.get("models") or {})
+    header.setdefault("price_card", summary.get("price_card") or UNKNOWN)
+    for name in _HEADER_FIELDS:
+        header.setdefault(name, UNKNOWN)
+    header.setdefault("corpus", {})
+    if isinstance(header["corpus"], Mapping):
+        header["corpus"] = {"profile": UNKNOWN, "documents": 0, "digest": UNKNOWN,
+                            **header["corpus"]}
+    header.setdefault("modes", [])
+    provisions = layout.get("provisions") or {}
+    if isinstance(provisions, Mapping):
+        provisions = {node: {"clause": "", **place} if isinstance(place, Mapping) else place
+                      for node, place in provisions.items()}
+    return {**layout, "run": header, "summary": summary, "provisions": provisions,
+            "texts": layout.get("texts") or {}}
+
+
+#: The layout this build writes (version 2) and the older one it reads.
+RESULTS_LAYOUT = VersionedFile(RESULTS_FILE, 2, {1: _from_version_1},
+                               legacy_key="format_version", unversioned=1)
 
 
 def results_json(run: StoredRun) -> str:
     """The text of results.json for ``run``."""
     try:
-        text = json.dumps(run.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+        data = RESULTS_LAYOUT.stamped(to_builtins(run))
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{RESULTS_FILE}: the summary or a record is not plain JSON data: "
                          f"{error}") from None
@@ -73,7 +136,8 @@ def results_path(path: Path) -> Path:
 
 
 def read_run(path: Path) -> StoredRun:
-    """The run stored in a report folder or a results.json; ResultsFileError when unreadable."""
+    """The run stored in a report folder or a results.json; ResultsFileError when unreadable
+    (a file of a version this build does not read is refused, naming both)."""
     found = results_path(path)
     try:
         data: Any = json.loads(found.read_text(encoding="utf-8"))
@@ -83,24 +147,10 @@ def read_run(path: Path) -> StoredRun:
     except ValueError as error:
         raise ResultsFileError(f"{found}: not JSON ({error})") from None
     try:
-        header = dict(data.get("run") or {})
-        # Files of the first layout have no header, and a summary without backend and
-        # models: those stand alone at the top.
-        summary = dict(data["summary"])
-        summary.setdefault("backend", data.get("backend"))
-        summary.setdefault("models", data.get("models") or {})
-        header.setdefault("backend", data.get("backend"))
-        header.setdefault("models", data.get("models") or {})
-        header.setdefault("price_card", summary.get("price_card"))
-        records = tuple(ItemRecord.from_dict(raw) for raw in data["records"])
-        return StoredRun(
-            header=RunHeader.from_dict({k: v for k, v in header.items() if v is not None}),
-            records=tuple(sorted(records, key=lambda r: (r.question_id, r.mode))),
-            summary=Summary.from_dict(summary),
-            provisions={str(node): ProvisionPlace.from_dict(entry)
-                        for node, entry in dict(data.get("provisions") or {}).items()},
-            excerpts=Excerpts.from_dict(dict(data.get("texts") or {})),
-            format_version=int(data.get("format_version", 1)))
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ResultsFileError(f"{found}: not a {RESULTS_FILE} ({type(error).__name__}: "
-                               f"{error})") from None
+        layout = RESULTS_LAYOUT.current(data, str(found))
+    except RecordError as error:
+        raise ResultsFileError(str(error)) from None
+    run = from_builtins(StoredRun, layout, what=f"{found}: not a {RESULTS_FILE}",
+                        error=ResultsFileError)
+    return dataclasses.replace(
+        run, records=tuple(sorted(run.records, key=lambda r: (r.question_id, r.mode))))

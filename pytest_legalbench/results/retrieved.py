@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_legalbench.ingest.questions import Evidence
 from pytest_legalbench.results.evidence import (
@@ -34,21 +34,10 @@ class ProvisionSpan:
     end: int
     """``start``/``end`` are offsets in the ingested text of ``doc_id``."""
 
-    def to_dict(self) -> dict[str, object]:
-        """The span as plain builtins."""
-        return {"doc_id": self.doc_id, "node_id": self.node_id, "clause": self.clause,
-                "start": self.start, "end": self.end}
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ProvisionSpan:
-        """Read a span written by ``to_dict``."""
-        return cls(str(data["doc_id"]), str(data["node_id"]), str(data["clause"]),
-                   int(data["start"]), int(data["end"]))
-
-
-@dataclass(frozen=True)
-class QuoteMark:
-    """Where a found quote lies in one retrieved provision: offsets in that provision's text."""
+class QuoteMark(NamedTuple):
+    """Where a found quote lies in one retrieved provision: offsets in that provision's text.
+    Written as ``[node_id, start, end]``."""
 
     node_id: str
     start: int
@@ -65,17 +54,6 @@ class QuoteCheck:
     marks: tuple[QuoteMark, ...] = ()
     """Where the quote lies in the retrieved provisions (empty when missed); a quote that
     crosses from one provision into the next has a mark in each."""
-
-    def to_dict(self) -> dict[str, object]:
-        """The check as plain builtins (marks as ``[node_id, start, end]``)."""
-        return {"doc_id": self.doc_id, "quote": self.quote, "found": self.found,
-                "marks": [[m.node_id, m.start, m.end] for m in self.marks]}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> QuoteCheck:
-        """Read a check written by ``to_dict``."""
-        return cls(str(data["doc_id"]), str(data["quote"]), bool(data["found"]),
-                   tuple(QuoteMark(str(n), int(s), int(e)) for n, s, e in data.get("marks", ())))
 
 
 def provision_spans(provisions: Sequence[Any]) -> tuple[ProvisionSpan, ...]:

@@ -2,7 +2,7 @@
 
 It heads results.json and report.html, and ``legalbench compare`` reads it to warn before
 comparing runs of different backends or corpora. Files written before the header existed
-read back with ``unknown`` in its place.
+read back with ``unknown`` in its place (``results_file`` migrates them).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 #: What a field of a header read from an older file holds.
 UNKNOWN = "unknown"
@@ -29,16 +28,6 @@ class CorpusIdentity:
     digest: str
     """sha256 over every document's id and text digest, in id order: equal digests mean the
     same texts."""
-
-    def to_dict(self) -> dict[str, object]:
-        """The identity as plain builtins."""
-        return {"profile": self.profile, "documents": self.documents, "digest": self.digest}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CorpusIdentity:
-        """Read an identity written by ``to_dict``."""
-        return cls(str(data.get("profile", UNKNOWN)), int(data.get("documents", 0)),
-                   str(data.get("digest", UNKNOWN)))
 
 
 def corpus_identity(profile: str, texts: Mapping[str, str]) -> CorpusIdentity:
@@ -74,26 +63,6 @@ class RunHeader:
     def partial(self) -> bool:
         """Whether the run this header opens stopped before every item finished."""
         return any(note.startswith(PARTIAL_NOTE) for note in self.notes)
-
-    def to_dict(self) -> dict[str, object]:
-        """The header as plain builtins."""
-        return {"backend": self.backend, "models": dict(self.models),
-                "price_card": self.price_card, "corpus": self.corpus.to_dict(),
-                "modes": list(self.modes), "judge": self.judge, "questions": self.questions,
-                "date": self.date, "package_version": self.package_version,
-                "notes": list(self.notes)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RunHeader:
-        """Read a header written by ``to_dict``; missing fields read as ``unknown``."""
-        return cls(str(data.get("backend", UNKNOWN)),
-                   {str(k): str(v) for k, v in dict(data.get("models", {})).items()},
-                   str(data.get("price_card", UNKNOWN)),
-                   CorpusIdentity.from_dict(data.get("corpus", {})),
-                   tuple(str(m) for m in data.get("modes", ())), str(data.get("judge", UNKNOWN)),
-                   str(data.get("questions", UNKNOWN)), str(data.get("date", UNKNOWN)),
-                   str(data.get("package_version", UNKNOWN)),
-                   tuple(str(n) for n in data.get("notes", ())))
 
 
 def report_date(environ: Mapping[str, str] = os.environ) -> str:

@@ -14,9 +14,10 @@ items and forced-decision splits are left out, as they are from the headline rat
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
+from pytest_legalbench.files.record_json import NOT_WRITTEN, OMIT_NONE, WireForm, derived
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.reported_rate import ReportedRate
 
@@ -50,15 +51,45 @@ class KeyFactCells:
 
 
 @dataclass(frozen=True)
+class SplitEntry:
+    """One verdict's cells as result files write them: each a rate over the scored items."""
+
+    items: int
+    """Items of this verdict."""
+    both_pass: ReportedRate
+    both_fail: ReportedRate
+    inject_only: ReportedRate
+    mode_only: ReportedRate
+    differ: ReportedRate
+    """Items where exactly one answer passes."""
+    failing_winner: ReportedRate | None = field(default=None, metadata=OMIT_NONE)
+    """For a win: the wins of an answer that fails key facts (absent for ties)."""
+
+
+def _counts_of_entry(entry: Any) -> Any:
+    """The cells' counts of a written ``SplitEntry``: each rate's ``k``."""
+    if isinstance(entry, Mapping) and all(isinstance(entry.get(name), Mapping)
+                                          for name in CELLS):
+        return {name: entry[name]["k"] for name in CELLS}
+    return entry
+
+
+#: The cells of a verdict, read back from the entry written for it.
+_FROM_ENTRY = WireForm(write=lambda cells: cells, read=_counts_of_entry, schema={})
+
+
+@derived(tie="tie_entry", inject="inject_entry", mode="mode_entry")
+@dataclass(frozen=True)
 class VerdictSplit:
-    """The ties and wins of a set of paired items, split by key facts."""
+    """The ties and wins of a set of paired items, split by key facts. Written as the scored
+    count and one ``SplitEntry`` per verdict; read back from the entries' counts."""
 
     scored: int
     """Ties plus inject wins plus mode wins: the denominator of every rate here."""
-    tie: KeyFactCells
-    inject: KeyFactCells
+    tie: Annotated[KeyFactCells, _FROM_ENTRY] = field(metadata=NOT_WRITTEN)
+    inject: Annotated[KeyFactCells, _FROM_ENTRY] = field(metadata=NOT_WRITTEN)
     """Inject wins."""
-    mode: KeyFactCells
+    mode: Annotated[KeyFactCells, _FROM_ENTRY] = field(metadata=NOT_WRITTEN)
     """Mode wins."""
 
     def cells(self, outcome: str) -> KeyFactCells:
@@ -82,30 +113,29 @@ class VerdictSplit:
         """``count`` over the scored items, with its exact interval."""
         return ReportedRate.of(count, self.scored)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> VerdictSplit:
-        """Read a split written by ``to_dict``: each cell's count is its rate's ``k``."""
-        cells = {outcome: KeyFactCells(**{name: int(data[outcome][name]["k"])
-                                          for name in CELLS})
-                 for outcome in SPLIT_OUTCOMES}
-        return cls(scored=int(data["scored"]), tie=cells["tie"], inject=cells["inject"],
-                   mode=cells["mode"])
+    def entry(self, outcome: str) -> SplitEntry:
+        """The cells of ``outcome`` as rates over the scored items, as they are written."""
+        cells = self.cells(outcome)
+        failing = self.failing_winners(outcome)
+        return SplitEntry(
+            items=cells.items, **{name: self.rate(getattr(cells, name)) for name in CELLS},
+            differ=self.rate(cells.differ),
+            failing_winner=None if failing is None else self.rate(failing))
 
-    def to_dict(self) -> dict[str, object]:
-        """Per verdict: each cell and ``differ`` as rates over the scored items; for wins
-        also ``failing_winner``, the wins of an answer that fails key facts."""
-        found: dict[str, object] = {"scored": self.scored}
-        for outcome in SPLIT_OUTCOMES:
-            cells = self.cells(outcome)
-            entry: dict[str, object] = {"items": cells.items}
-            for name in CELLS:
-                entry[name] = self.rate(getattr(cells, name)).to_dict()
-            entry["differ"] = self.rate(cells.differ).to_dict()
-            failing = self.failing_winners(outcome)
-            if failing is not None:
-                entry["failing_winner"] = self.rate(failing).to_dict()
-            found[outcome] = entry
-        return found
+    @property
+    def tie_entry(self) -> SplitEntry:
+        """The ties' entry."""
+        return self.entry("tie")
+
+    @property
+    def inject_entry(self) -> SplitEntry:
+        """The inject wins' entry."""
+        return self.entry("inject")
+
+    @property
+    def mode_entry(self) -> SplitEntry:
+        """The mode wins' entry."""
+        return self.entry("mode")
 
 
 def keyfact_cell(record: ItemRecord) -> str:

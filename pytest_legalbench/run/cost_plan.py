@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.gandr.record import GandrRecord
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import Cost, PriceCard, format_usd, price
@@ -61,9 +62,9 @@ class StageEstimate:
     def to_dict(self) -> dict[str, object]:
         """The estimate as plain builtins."""
         return {"arm": self.arm, "stage": self.stage, "model": self.model,
-                "calls": round(self.calls, 2), "usage": self.usage.to_dict(),
+                "calls": round(self.calls, 2), "usage": to_builtins(self.usage),
                 "footprint": self.usage.footprint,
-                "usage_at_most": self.usage_at_most.to_dict()}
+                "usage_at_most": to_builtins(self.usage_at_most)}
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
 """The run journal: one JSON line per event of a benchmark run, appended and fsync'd the moment
 it happens, so an interrupted or killed run keeps every item it finished.
 
-Lines are of three kinds: ``start`` (a run began, with its settings fingerprint), ``plan``
-(the items a process collected for that run) and ``item`` (one finished item's record
-envelope, or a skip). Every process of a run (each xdist worker) appends to the same file
-under an exclusive ``flock``, one ``write`` per line. A process killed mid-write leaves a
-torn line; readers skip it and the next writer starts on a fresh line, so one torn line never
-hides the records after it.
+Lines are of four kinds: ``start`` (a run began, with its settings fingerprint), ``plan``
+(the items a process collected for that run), ``item`` (one finished item's record envelope,
+or a skip) and ``stop`` (the run stopped itself early). Each is an entry's JSON layout
+(``files.record_json``) with its ``schema_version``. Every process of a run (each xdist
+worker) appends to the same file under an exclusive ``flock``, one ``write`` per line. A
+process killed mid-write leaves a torn line; readers skip it and the next writer starts on a
+fresh line, so one torn line never hides the records after it.
 """
 
 from __future__ import annotations
@@ -14,15 +15,23 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pytest_legalbench.files.record_json import (
+    OMIT_NONE,
+    VERSION_KEY,
+    RecordError,
+    VersionedFile,
+    from_builtins,
+    renamed,
+    to_builtins,
+)
 
 #: The journal's file name inside a run folder.
 JOURNAL_FILE = "journal.jsonl"
-#: Bumped when a line's meaning changes; lines of another version are not read.
-JOURNAL_VERSION = 1
 
 
 class JournalError(ValueError):
@@ -37,17 +46,49 @@ class StartEntry:
     fingerprint: Mapping[str, str]
     digest: str
     report: bool
+    kind: Literal["start"] = "start"
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """The items one process of a run collected."""
+
+    run: str
+    items: tuple[str, ...]
+    kind: Literal["plan"] = "plan"
+
+
+@dataclass(frozen=True)
+class StopEntry:
+    """The run stopped itself before its plan was done (the cost limit), and why."""
+
+    run: str
+    reason: str
+    kind: Literal["stop"] = "stop"
 
 
 @dataclass(frozen=True)
 class ItemEntry:
-    """One finished item: its record envelope, or ``None`` when it was skipped."""
+    """One finished item: its record envelope, or ``None`` when it was skipped (then the
+    reason is written, as ``skip``)."""
 
     run: str
     item: str
     digest: str
-    envelope: Mapping[str, Any] | None
-    skip_reason: str | None = None
+    envelope: Mapping[str, Any] | None = field(default=None, metadata=OMIT_NONE)
+    skip_reason: str | None = field(default=None, metadata=renamed("skip", OMIT_NONE))
+    kind: Literal["item"] = "item"
+
+    def __post_init__(self) -> None:
+        if (self.envelope is None) == (self.skip_reason is None):
+            raise ValueError("an item line holds either a record envelope or a skip reason")
+
+
+#: One line of the journal, told apart by its ``kind``.
+JournalEntry = StartEntry | PlanEntry | StopEntry | ItemEntry
+#: A journal line's layout this build writes (version 2) and the older one it reads:
+#: version 1 differed only in naming its version ``v``.
+JOURNAL_LINE = VersionedFile("journal line", 2, {1: lambda line: line}, legacy_key="v")
 
 
 @dataclass(frozen=True)
@@ -74,32 +115,10 @@ class JournalContents:
         return frozenset(self.records(digest)) | skipped
 
 
-def start_line(start: StartEntry) -> dict[str, object]:
-    """The JSON object of a start entry."""
-    return {"v": JOURNAL_VERSION, "kind": "start", "run": start.run,
-            "fingerprint": dict(start.fingerprint), "digest": start.digest,
-            "report": start.report}
-
-
-def plan_line(run: str, items: Sequence[str]) -> dict[str, object]:
-    """The JSON object of a plan entry."""
-    return {"v": JOURNAL_VERSION, "kind": "plan", "run": run, "items": list(items)}
-
-
-def stop_line(run: str, reason: str) -> dict[str, object]:
-    """The JSON object of a stop entry: the run stopped itself before its plan was done."""
-    return {"v": JOURNAL_VERSION, "kind": "stop", "run": run, "reason": reason}
-
-
-def item_line(entry: ItemEntry) -> dict[str, object]:
-    """The JSON object of an item entry."""
-    line: dict[str, object] = {"v": JOURNAL_VERSION, "kind": "item", "run": entry.run,
-                               "item": entry.item, "digest": entry.digest}
-    if entry.envelope is None:
-        line["skip"] = entry.skip_reason or ""
-    else:
-        line["envelope"] = dict(entry.envelope)
-    return line
+def journal_line(entry: JournalEntry) -> dict[str, object]:
+    """The JSON object of a journal entry: its version and kind first."""
+    data = to_builtins(entry)
+    return JOURNAL_LINE.stamped({"kind": data["kind"], **data})
 
 
 class JournalWriter:
@@ -129,7 +148,8 @@ class JournalWriter:
 
 
 def read_journal(path: Path) -> JournalContents:
-    """Read a journal; torn or foreign lines are counted and skipped, never fatal."""
+    """Read a journal; torn lines are counted and skipped, never fatal. A line of a version
+    this build does not read is a JournalError naming the file, the line and both versions."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -141,53 +161,38 @@ def read_journal(path: Path) -> JournalContents:
     items: list[ItemEntry] = []
     stops: dict[str, str] = {}
     torn = 0
-    for text in raw.split(b"\n"):
+    for number, text in enumerate(raw.split(b"\n"), start=1):
         if not text.strip():
             continue
-        parsed = _parse(text)
-        if parsed is None:
+        entry = _entry(text, f"{path} line {number}")
+        if entry is None:
             torn += 1
-        elif isinstance(parsed, StartEntry):
-            starts.append(parsed)
-        elif isinstance(parsed, ItemEntry):
-            items.append(parsed)
-        elif isinstance(parsed[1], str):
-            stops.setdefault(parsed[0], parsed[1])
+        elif isinstance(entry, StartEntry):
+            starts.append(entry)
+        elif isinstance(entry, ItemEntry):
+            items.append(entry)
+        elif isinstance(entry, StopEntry):
+            stops.setdefault(entry.run, entry.reason)
         else:
-            plans.setdefault(parsed[0], set()).update(parsed[1])
+            plans.setdefault(entry.run, set()).update(entry.items)
     return JournalContents(tuple(starts), {run: frozenset(ids) for run, ids in plans.items()},
                            tuple(items), torn, stops)
 
 
-def _parse(text: bytes) -> StartEntry | ItemEntry | tuple[str, list[str] | str] | None:
+def _entry(text: bytes, where: str) -> JournalEntry | None:
+    """The entry of one line; None for a torn one (cut short, or not a journal line)."""
     try:
         line = json.loads(text)
     except (UnicodeDecodeError, ValueError):
         return None
-    if not isinstance(line, dict) or line.get("v") != JOURNAL_VERSION \
-            or not isinstance(line.get("run"), str):
+    if not isinstance(line, dict) or not {VERSION_KEY, "v"} & set(line):
+        return None  # not a journal line at all
+    try:
+        layout = JOURNAL_LINE.current(line, where)
+    except RecordError as error:
+        raise JournalError(str(error)) from None
+    try:
+        entry: JournalEntry = from_builtins(JournalEntry, layout, what=where)  # type: ignore[arg-type]
+    except RecordError:
         return None
-    kind, run = line.get("kind"), line["run"]
-    if kind == "start":
-        parts, digest = line.get("fingerprint"), line.get("digest")
-        if not isinstance(parts, dict) or not isinstance(digest, str):
-            return None
-        return StartEntry(run, {str(k): str(v) for k, v in parts.items()}, digest,
-                          bool(line.get("report")))
-    if kind == "stop":
-        reason = line.get("reason")
-        return (run, reason) if isinstance(reason, str) else None
-    if kind == "plan":
-        ids = line.get("items")
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            return None
-        return run, ids
-    if kind == "item":
-        item, digest, envelope = line.get("item"), line.get("digest"), line.get("envelope")
-        if not isinstance(item, str) or not isinstance(digest, str):
-            return None
-        if isinstance(envelope, dict):
-            return ItemEntry(run, item, digest, envelope)
-        if isinstance(line.get("skip"), str):
-            return ItemEntry(run, item, digest, None, line["skip"])
-    return None
+    return entry

@@ -10,22 +10,23 @@ from __future__ import annotations
 import fcntl
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pytest_legalbench.files.record_json import NOT_WRITTEN, from_builtins, to_builtins
 from pytest_legalbench.run.fingerprint import Fingerprint
 from pytest_legalbench.run.journal import (
     JOURNAL_FILE,
     ItemEntry,
+    JournalContents,
     JournalError,
     JournalWriter,
+    PlanEntry,
     StartEntry,
-    item_line,
-    plan_line,
+    StopEntry,
+    journal_line,
     read_journal,
-    start_line,
-    stop_line,
 )
 from pytest_legalbench.run.progress import Progress
 from pytest_legalbench.run.run_folder import RunPlace, set_aside
@@ -50,19 +51,20 @@ class JournalSession:
     """A new run: an earlier journal in its folder is set aside when it begins."""
     report: bool = False
     """Whether the run writes its report into its own folder."""
-    resumed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Item id to the record envelope an earlier run under the same settings left."""
+    resumed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict,
+                                                      metadata=NOT_WRITTEN)
+    """Item id to the record envelope an earlier run under the same settings left (not
+    handed to workers: each reads them from the journal)."""
 
     @property
     def journal(self) -> Path:
         """The journal file."""
         return self.folder / JOURNAL_FILE
 
-    def to_dict(self) -> dict[str, object]:
-        """Plain builtins for an xdist worker (the records of a resume are read there again)."""
-        return {"folder": str(self.folder), "run": self.run,
-                "fingerprint": dict(self.fingerprint), "digest": self.digest,
-                "fresh": self.fresh, "report": self.report}
+    def handed_over(self) -> dict[str, object]:
+        """Plain builtins for an xdist worker (``join_run`` reads them back there)."""
+        found: dict[str, object] = to_builtins(self)
+        return found
 
     def begin(self, items: Sequence[str]) -> None:
         """Note the items this process collected; the first process to begin a run writes its
@@ -70,26 +72,36 @@ class JournalSession:
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.folder / _LOCK_FILE, "a", encoding="utf-8") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-            if not any(s.run == self.run for s in read_journal(self.journal).starts):
+            if not any(s.run == self.run for s in self._earlier().starts):
                 if self.fresh:
                     set_aside(self.journal)
-                JournalWriter(self.journal).append(start_line(StartEntry(
+                JournalWriter(self.journal).append(journal_line(StartEntry(
                     self.run, dict(self.fingerprint), self.digest, self.report)))
-            JournalWriter(self.journal).append(plan_line(self.run, items))
+            JournalWriter(self.journal).append(journal_line(PlanEntry(self.run, tuple(items))))
+
+    def _earlier(self) -> JournalContents:
+        """What the journal holds before this process begins; for a fresh run, a journal
+        this build cannot read is an earlier run's, set aside like any other."""
+        try:
+            return read_journal(self.journal)
+        except JournalError:
+            if not self.fresh:
+                raise
+            return JournalContents()
 
     def finished(self, item: str, envelope: Mapping[str, Any]) -> None:
         """Write one finished item's record envelope (fsync'd before returning)."""
         JournalWriter(self.journal).append(
-            item_line(ItemEntry(self.run, item, self.digest, envelope)))
+            journal_line(ItemEntry(self.run, item, self.digest, envelope)))
 
     def skipped(self, item: str, reason: str) -> None:
         """Write that an item was skipped (it finished, with no record)."""
         JournalWriter(self.journal).append(
-            item_line(ItemEntry(self.run, item, self.digest, None, reason)))
+            journal_line(ItemEntry(self.run, item, self.digest, None, reason)))
 
     def stopped(self, reason: str) -> None:
         """Write that the run stopped itself early (the cost limit), and why."""
-        JournalWriter(self.journal).append(stop_line(self.run, reason))
+        JournalWriter(self.journal).append(journal_line(StopEntry(self.run, reason)))
 
     def progress(self) -> Progress | None:
         """Items finished of the items this run planned; None when it planned none."""
@@ -101,10 +113,12 @@ class JournalSession:
         return Progress(len(done), len(planned), contents.stops.get(self.run))
 
 
-def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool) -> JournalSession:
+def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool,
+             run: str | None = None) -> JournalSession:
     """A new run's session, or, resuming, the earlier run's settings checked and its records
-    taken; JournalError when they differ. Writes nothing."""
-    run = uuid.uuid4().hex[:12]
+    taken; JournalError when they differ. Writes nothing. ``run`` is the run's token when
+    several processes open the same run each on their own; None draws a new one."""
+    run = run or uuid.uuid4().hex[:12]
     if not place.resumed:
         return JournalSession(place.folder, run, dict(fingerprint.parts), fingerprint.digest,
                               fresh=True, report=report)
@@ -128,12 +142,9 @@ def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool) -> Jour
 
 
 def join_run(given: Mapping[str, Any]) -> JournalSession:
-    """A worker's session of the run its controller opened (``JournalSession.to_dict``)."""
-    folder = Path(str(given["folder"]))
-    digest = str(given["digest"])
-    fresh = bool(given.get("fresh", True))
-    resumed = {} if fresh else read_journal(folder / JOURNAL_FILE).records(digest)
-    return JournalSession(folder, str(given["run"]),
-                          {str(k): str(v) for k, v in dict(given["fingerprint"]).items()},
-                          digest, fresh=fresh, report=bool(given.get("report")),
-                          resumed=resumed)
+    """A worker's session of the run its controller opened (``handed_over``)."""
+    session = from_builtins(JournalSession, given, what="the run handed to this worker",
+                            error=JournalError)
+    if session.fresh:
+        return session
+    return replace(session, resumed=read_journal(session.journal).records(session.digest))

@@ -4,7 +4,7 @@ record travels in from the process that ran it to the one that summarises the se
 A product is the QA benchmark (a mode against inject, judged) or GANDR (claim-audited answers
 and their baselines). Each item's record travels as the ``legalbench_record`` user property:
 ``{"product": <name>, "record": <the record's plain builtins>}``, so JUnit XML carries it and
-xdist moves it untouched.
+xdist moves it untouched. The record is its JSON layout (``files.record_json``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.run.items import Case
 
 #: The ``user_properties`` name every item's record travels under.
@@ -24,10 +25,6 @@ class Record(Protocol):
     @property
     def question_id(self) -> str:
         """The question the item answered."""
-        ...
-
-    def to_dict(self) -> dict[str, object]:
-        """The record as JSON-safe builtins."""
         ...
 
     def problems(self) -> tuple[str, ...]:
@@ -52,7 +49,7 @@ class ItemRunner(Protocol):
 
 def envelope(product: str, record: Record) -> dict[str, object]:
     """The user property value a record travels as."""
-    return {"product": product, "record": record.to_dict()}
+    return {"product": product, "record": to_builtins(record)}
 
 
 def unwrap(value: object) -> tuple[str, Mapping[str, Any]] | None:

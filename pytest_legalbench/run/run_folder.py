@@ -33,12 +33,16 @@ class RunPlace:
 
 
 def run_place(*, report_dir: Path | None, resume_dir: Path | None, cache_dir: Path,
-              now: datetime | None = None) -> RunPlace:
-    """The folder of a new run, or of the run being resumed."""
+              now: datetime | None = None, shared_name: str | None = None) -> RunPlace:
+    """The folder of a new run, or of the run being resumed. ``shared_name`` names a new
+    run's cache folder where processes that cannot talk to each other must find the same
+    one (the xdist workers of a run no process opened at startup)."""
     if resume_dir is not None:
         return RunPlace(resume_dir, True)
     if report_dir is not None:
         return RunPlace(report_dir, False)
+    if shared_name is not None:
+        return RunPlace(cache_dir / RUNS_FOLDER / shared_name, False)
     moment = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S")
     return RunPlace(cache_dir / RUNS_FOLDER / f"{moment}-{os.getpid()}", False)
 

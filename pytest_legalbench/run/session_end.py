@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench import __version__
+from pytest_legalbench.files.record_json import from_builtins
 from pytest_legalbench.gandr.record import GandrRecord, all_calls
 from pytest_legalbench.gandr.report import write_gandr_report
 from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
@@ -128,7 +129,7 @@ _REFERENCE_NOTE = ("(reference backend: a deterministic extractive answerer and 
 
 def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
               card: PriceCard, parts: _Parts) -> list[str]:
-    records = [ItemRecord.from_dict(raw) for raw in raw_records]
+    records = [from_builtins(ItemRecord, raw, what="a qa record") for raw in raw_records]
     backend = _backend(records)
     models = _models(records, end.answer_model)
     summary = summarise(records, card, backend=backend, models=models)
@@ -173,7 +174,8 @@ def _corpus(end: SessionEnd) -> tuple[dict[str, str], CorpusIdentity]:
 
 def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
                  card: PriceCard, parts: _Parts) -> list[str]:
-    records = sorted((GandrRecord.from_dict(raw) for raw in raw_records),
+    records = sorted((from_builtins(GandrRecord, raw, what="a gandr record")
+                      for raw in raw_records),
                      key=lambda r: (r.system, r.question_id))
     summary = summarise_gandr(records, card)
     calls = all_calls(records)

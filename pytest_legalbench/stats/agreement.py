@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from pytest_legalbench.files.record_json import derived
+
 #: The verdicts of the atomic-claim audit.
 AUDIT_LABELS: tuple[str, ...] = ("SUPPORTED", "PARTIAL", "UNSUPPORTED", "MISCITED")
 
@@ -71,9 +73,11 @@ def _ratio(numerator: int, denominator: int) -> float | None:
     return None if denominator == 0 else numerator / denominator
 
 
+@derived(precision="precision", recall="recall", f1="f1")
 @dataclass(frozen=True)
 class Detection:
-    """The confusion counts of a binary detector against gold labels."""
+    """The confusion counts of a binary detector against gold labels (written with the
+    three rates they give)."""
 
     true_positive: int
     false_positive: int
@@ -101,14 +105,6 @@ class Detection:
             2 * self.true_positive,
             2 * self.true_positive + self.false_positive + self.false_negative,
         )
-
-    def to_dict(self) -> dict[str, object]:
-        """The counts and the three rates as plain builtins."""
-        return {
-            "true_positive": self.true_positive, "false_positive": self.false_positive,
-            "false_negative": self.false_negative, "true_negative": self.true_negative,
-            "precision": self.precision, "recall": self.recall, "f1": self.f1,
-        }
 
 
 def detection(

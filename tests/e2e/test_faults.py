@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.backend import ClientConfig
 from pytest_legalbench.llm.call_types import SystemBlock
 from pytest_legalbench.llm.client import ModelClient
@@ -53,7 +54,7 @@ def test_each_retryable_fault_is_retried_and_counted(kind: str, label: str) -> N
     assert text == expected and text
     (call,) = ledger.calls
     assert call.retries == (label, label)
-    assert call.to_dict()["retries"] == [label, label]
+    assert to_builtins(call)["retries"] == [label, label]
 
 
 @pytest.mark.parametrize(("kind", "problem"), [

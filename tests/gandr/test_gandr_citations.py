@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import RecordError, from_builtins, to_builtins
 from pytest_legalbench.gandr.citations import (
     BRACKET_FOLDS,
     Citation,
     GroundingReport,
-    GroundingReportError,
     fold_brackets,
     grounding,
     normalised_grounding,
@@ -189,9 +189,9 @@ def test_odd_input_does_not_crash() -> None:
     assert not grounding("{cite: x}", []).grounded
 
 
-def test_to_dict_is_plain_builtins_and_round_trips() -> None:
+def test_a_report_is_plain_builtins_and_round_trips() -> None:
     report = grounding("A {cite: acme-credit:4.2}. B {cite: x:1}.", PASSAGES)
-    data = report.to_dict()
+    data = to_builtins(report)
     assert data == {
         "grounded": False,
         "citations": [
@@ -202,22 +202,22 @@ def test_to_dict_is_plain_builtins_and_round_trips() -> None:
         "unresolved": ["x:1"],
         "reason": "1 of 2 citations resolves to no retrieved passage: x:1",
     }
-    assert GroundingReport.from_dict(data) == report
+    assert from_builtins(GroundingReport, data) == report
 
 
 @pytest.mark.parametrize(("data", "field"), [
-    ({"grounded": "yes", "citations": [], "unresolved": [], "reason": ""}, "grounded"),
+    ({"grounded": "maybe", "citations": [], "unresolved": [], "reason": ""}, "grounded"),
     ({"grounded": True, "citations": {}, "unresolved": [], "reason": ""}, "citations"),
-    ({"grounded": True, "citations": [], "unresolved": [1], "reason": ""}, "unresolved"),
+    ({"grounded": True, "citations": [], "unresolved": [1], "reason": ""}, "unresolved.0"),
     ({"grounded": True, "citations": [], "unresolved": []}, "reason"),
     ({"grounded": True, "citations": [{"written": "w"}], "unresolved": [], "reason": ""},
-     "citation 0"),
+     "citations.0.cited"),
     ({"grounded": True, "citations": [{"written": "w", "cited": "c", "resolved": 3}],
-      "unresolved": [], "reason": ""}, "resolved"),
+      "unresolved": [], "reason": ""}, "citations.0.resolved"),
 ])
-def test_from_dict_names_the_bad_field(data: dict[str, object], field: str) -> None:
-    with pytest.raises(GroundingReportError, match=field):
-        GroundingReport.from_dict(data)
+def test_reading_names_the_bad_field(data: dict[str, object], field: str) -> None:
+    with pytest.raises(RecordError, match=f"^GroundingReport: {field}: "):
+        from_builtins(GroundingReport, data)
 
 
 IDS = ("doc:1", "doc:1.2(a)", "deal-x:4.2", "corpus:deal-x:9", "sched_a:A-1")
@@ -243,7 +243,7 @@ def test_strict_grounded_implies_normalised_grounded(pieces: list[str]) -> None:
 def test_reports_round_trip(pieces: list[str]) -> None:
     text = "".join(pieces)
     for report in (grounding(text, IDS), normalised_grounding(text, IDS)):
-        assert GroundingReport.from_dict(report.to_dict()) == report
+        assert from_builtins(GroundingReport, to_builtins(report)) == report
         assert report.grounded == (bool(report.citations) and not report.unresolved)
 
 

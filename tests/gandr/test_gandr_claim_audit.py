@@ -37,7 +37,7 @@ def test_the_report_holds_results_and_one_trace_per_item(tmp_path: Path) -> None
     assert [json.loads(line)["round"] for line in lines] == [1, 2]
     assert json.loads(lines[0])["system"] == "gandr" and json.loads(lines[0])["seed"] == 0
     results = json.loads((tmp_path / RESULTS_FILE).read_text())
-    assert results["format_version"] == 1 and len(results["records"]) == 3
+    assert results["schema_version"] == 2 and len(results["records"]) == 3
     assert results["summary"] == {"systems": {}}
 
 

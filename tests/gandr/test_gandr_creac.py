@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.gandr.creac import (
     BLOCK_LABELS,
     Block,
@@ -129,9 +130,9 @@ def test_empty_rule_block_is_not_a_protocol_failure() -> None:
     assert protocol_check(text).passed
 
 
-def test_report_to_dict_is_plain_builtins() -> None:
+def test_a_report_is_written_as_plain_builtins() -> None:
     report = protocol_check(_memo(("CONCLUSION", "a"), ("RULE", "b")))
-    data = report.to_dict()
+    data = to_builtins(report)
     assert data == {
         "passed": False,
         "problems": list(report.problems),

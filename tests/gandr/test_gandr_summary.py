@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_legalbench.files.record_json import from_builtins, to_builtins
 from pytest_legalbench.gandr.judging import stable_and_correct
 from pytest_legalbench.gandr.record import GandrRecord
 from pytest_legalbench.gandr.summary import (
@@ -86,8 +87,9 @@ def test_mcnemar_against_b2_uses_items_both_scored() -> None:
 
 def test_bonferroni_multiplies_by_the_comparisons_made_and_caps_at_one() -> None:
     test = McNemarTest(pairs=100, b=38, c=17, p=0.006)
-    assert Comparison(system="gandr", test=test, bonferroni=5).p_bonferroni == 0.03
-    assert Comparison(system="gandr", test=test, bonferroni=500).p_bonferroni == 1.0
+    assert Comparison.of("gandr", test, bonferroni=5).p_bonferroni == 0.03
+    assert Comparison.of("gandr", test, bonferroni=500).p_bonferroni == 1.0
+    assert Comparison.of("gandr", test, bonferroni=5).test == test
 
 
 def _rate(k: int, n: int, share: float | None, low: float, high: float) -> dict[str, object]:
@@ -96,7 +98,7 @@ def _rate(k: int, n: int, share: float | None, low: float, high: float) -> dict[
 
 def test_the_stored_form_of_a_summary_is_pinned() -> None:
     # gandr-results.json stores this dict: its keys, order, rounding and types are the layout.
-    summary = summarise_gandr(_records(), load_price_card()).to_dict()
+    summary = to_builtins(summarise_gandr(_records(), load_price_card()))
     three_of_four = _rate(3, 4, 0.75, 0.3006, 0.9544)
     expected_gandr = {
         "system": "gandr", "items": 4, "unscored": 0,
@@ -104,8 +106,8 @@ def test_the_stored_form_of_a_summary_is_pinned() -> None:
         "grounded": three_of_four, "normalised_grounded": three_of_four,
         "by_area": {"finance": _rate(2, 3, 0.6667, 0.2077, 0.9385),
                     "leasing": _rate(1, 1, 1.0, 0.2065, 1.0)},
-        "stable_correct": {"repeats": 2, "k": 1, "n": 3, "share": 0.3333, "low": 0.0615,
-                           "high": 0.7923, "undecided": 1},
+        "stable_correct": {"k": 1, "n": 3, "share": 0.3333, "low": 0.0615, "high": 0.7923,
+                           "repeats": 2, "undecided": 1},
         "calls": 12, "cost_usd": "$0.0054",
         "rounds": {"1": 6, "2": 1, "3": 1},
         "passed": _rate(7, 8, 0.875, 0.5291, 0.9776),
@@ -119,11 +121,11 @@ def test_the_stored_form_of_a_summary_is_pinned() -> None:
     assert repr(systems["gandr"]) == repr(expected_gandr)
     assert "rounds" not in systems["gandr:b2"] and systems["gandr:b2"]["unscored"] == 1
     assert summary["mcnemar_vs_b2"] == {"gandr": {"pairs": 3, "b": 2, "c": 0, "p": 0.5,
-                                                  "p_bonferroni": 0.5}}
+                                                  "bonferroni": 1, "p_bonferroni": 0.5}}
 
 
 def test_an_empty_summary_stores_no_systems_and_no_tests() -> None:
-    assert GandrSummary.empty().to_dict() == {"systems": {}}
+    assert to_builtins(GandrSummary.empty()) == {"systems": {}}
     assert summarise_gandr([], load_price_card()) == GandrSummary.empty()
     assert gandr_lines(GandrSummary.empty()) == [
         "GANDR systems (accuracy on each item's seed-0 answer, 95% Wilson intervals):"]
@@ -157,7 +159,7 @@ def test_records_round_trip_through_plain_builtins() -> None:
     import json
 
     for item in _records():
-        assert GandrRecord.from_dict(json.loads(json.dumps(item.to_dict()))) == item
+        assert from_builtins(GandrRecord, json.loads(json.dumps(to_builtins(item)))) == item
 
 
 def test_mcnemar_reproduces_the_studys_head_to_head_figure() -> None:
@@ -171,4 +173,4 @@ def test_mcnemar_reproduces_the_studys_head_to_head_figure() -> None:
     test = mcnemar_against(mine, theirs)
     assert (test.pairs, test.b, test.c) == (100, 38, 17)
     assert round(test.p, 3) == 0.006
-    assert round(Comparison(system="gandr", test=test, bonferroni=5).p_bonferroni, 2) == 0.03
+    assert round(Comparison.of("gandr", test, bonferroni=5).p_bonferroni, 2) == 0.03

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.judging.pairing import ARMS, OUTCOMES, Tally, arm_of, combine, tally
 from pytest_legalbench.stats.exact import Interval
 
@@ -82,7 +83,7 @@ def test_literal_tally_rates_and_forced_test() -> None:
     assert rates["mode"].share == 0.6
     # Mode 12 vs inject 3 of 15 decided: 2 * (1 + 15 + 105 + 455) / 2**15 = 9 / 256.
     assert counted.forced_test() == pytest.approx(0.03515625, rel=1e-9)
-    assert counted.to_dict() == {
+    assert to_builtins(counted) == {
         "items": 23,
         "scored": 20,
         "inject": 3,
@@ -104,7 +105,7 @@ def test_empty_tally_has_whole_interval_and_no_test() -> None:
     assert counted == Tally(items=0, inject=0, mode=0, tie=0, split=0, unscored=0)
     assert counted.rates()["tie"].interval == Interval(0.0, 1.0)
     assert counted.forced_test() is None
-    assert json.loads(json.dumps(counted.to_dict()))["forced_test_p"] is None
+    assert json.loads(json.dumps(to_builtins(counted)))["forced_test_p"] is None
 
 
 def test_ties_and_splits_stay_out_of_the_forced_test() -> None:
@@ -143,7 +144,7 @@ def test_tally_of_combined_pairs_is_consistent(
         assert counted.tie == 0
     else:
         assert counted.split == 0
-    json.dumps(counted.to_dict())
+    json.dumps(to_builtins(counted))
 
 
 @given(raw_verdicts, raw_verdicts, st.booleans())

@@ -375,7 +375,7 @@ def test_importing_the_client_does_not_import_the_sdk() -> None:
     (Reply(body={"content": [], "model": "m"}), "no usage block"),
     (Reply(body={"content": [], "usage": {"input_tokens": -1, "output_tokens": 0}}),
      "malformed usage in response: usage field 'input_tokens'"),
-    (Reply(body={"content": [], "usage": "lots"}), "malformed usage in response: usage must"),
+    (Reply(body={"content": [], "usage": "lots"}), "malformed usage in response: Input should be a dictionary"),
     (Reply(raw=b"<html>gateway</html>"), "unreadable response"),
 ])
 def test_malformed_success_replies_fail_clearly(harness: MakeHarness, fake: FakeMessages,

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm import server_capabilities
 from pytest_legalbench.llm.call_types import Sampling, SystemBlock, ToolSpec
 from pytest_legalbench.llm.client import ClientConfig, ModelClient
@@ -113,7 +114,7 @@ def test_llama_cpp_calls_are_filed_under_the_server_and_its_model(fake: FakeMess
     # The write count was never reported: named, not passed off as a measured zero.
     assert call.unreported == ("cache_creation_input_tokens",)
     assert call.usage.cache_read_input_tokens == 30 and call.usage.footprint == 42
-    assert call.to_dict()["unreported"] == ["cache_creation_input_tokens"]
+    assert to_builtins(call)["unreported"] == ["cache_creation_input_tokens"]
 
 
 def test_claude_calls_read_as_they_always_did(fake: FakeMessages) -> None:
@@ -122,7 +123,7 @@ def test_claude_calls_read_as_they_always_did(fake: FakeMessages) -> None:
         client.complete(stage="s", model="m", system=SYSTEM, messages=ASK, max_tokens=9)
         call, = client.ledger.calls
     assert call.backend == "anthropic" and call.server is None and call.unreported == ()
-    assert set(call.to_dict()) == {"stage", "model", "usage", "latency_s", "backend",
+    assert set(to_builtins(call)) == {"stage", "model", "usage", "latency_s", "backend",
                                    "question_id", "valid"}
 
 
@@ -180,7 +181,7 @@ def test_a_valid_tool_call_keeps_no_raw_text(fake: FakeMessages) -> None:
                                    messages=ASK, tool=VERDICT, max_tokens=16)
         call, = client.ledger.calls
     assert result.valid and result.data == {"verdict": "tie"} and result.raw is None
-    assert call.raw_output is None and "raw_output" not in call.to_dict()
+    assert call.raw_output is None and "raw_output" not in to_builtins(call)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import (
     Cost,
@@ -72,7 +73,7 @@ def test_components_are_kept_apart() -> None:
     cost = price(Usage(10, 20, 30, 40), load_price_card(), "m")
     assert cost == Cost(Decimal("0.00003"), Decimal("0.000075"), Decimal("0.000009"),
                         Decimal("0.0006"))
-    assert cost.to_dict() == {"input": "0.00003", "cache_write": "0.000075",
+    assert to_builtins(cost) == {"input": "0.00003", "cache_write": "0.000075",
                               "cache_read": "0.000009", "output": "0.0006",
                               "total": "0.000714"}
 

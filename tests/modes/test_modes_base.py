@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_legalbench.defaults import MAX_SCAN_NODES
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.modes.base import (
     Corpus,
@@ -32,7 +33,7 @@ def test_a_provision_is_a_nodes_whole_subtree() -> None:
     assert lease_documents()[0].text[provision.start:provision.end] == provision.text
     assert "2.2 Late Payment" in provision.text  # the child's text is part of it
     # The clause is the reference a citation uses ("2"), not the heading as printed ("2.").
-    assert provision.to_dict() == {"doc_id": "lease", "node_id": "lease:2",
+    assert to_builtins(provision) == {"doc_id": "lease", "node_id": "lease:2",
                                    "clause": section.full_reference, "start": section.start,
                                    "end": section.end, "text": section.text, "path": ""}
 
@@ -57,7 +58,7 @@ def test_a_retrieval_serialises_to_json() -> None:
     retrieval = Retrieval(mode="navindex", provisions=(Provision("d", "d:1", "1", 0, 4, "text"),),
                           payload_tokens=1, scan_tokens=3, calls=(call,),
                           dropped=(("invalid_ids", 2), ("toc_ids", 0)), notes=("n",))
-    data = json.loads(json.dumps(retrieval.to_dict()))
+    data = json.loads(json.dumps(to_builtins(retrieval)))
     assert data["provisions"][0]["node_id"] == "d:1"
     assert data["dropped"] == {"invalid_ids": 2, "toc_ids": 0}
     assert data["calls"][0]["stage"] == "navindex.scan"

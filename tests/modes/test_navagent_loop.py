@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.call_types import Completion, SystemBlock, ToolSpec
 from pytest_legalbench.llm.conversation import Exchange, ToolUse
 from pytest_legalbench.llm.ledger import Call, Ledger, ToolEvent, Usage
@@ -111,7 +112,7 @@ def test_the_model_searches_reads_and_answers_on_its_own() -> None:
     assert calls[1].tool_results[0].node_ids == tuple(h["node_id"] for h in searched["hits"])
     assert calls[2].tool_results[0].node_ids[0] == f"{LEASE}:2.1"
     assert all(e.message is None for c in calls for e in c.tool_results)
-    assert "2.1 Amount" not in json.dumps([c.to_dict() for c in calls])
+    assert "2.1 Amount" not in json.dumps([to_builtins(c) for c in calls])
     assert "stopped: the model answered" in retrieval.notes[0]
     assert dict(retrieval.dropped) == dict.fromkeys(
         ("invalid_tools", "tool_errors", "over_budget", "too_many_calls"), 0)

@@ -179,7 +179,7 @@ def test_the_report_folder_holds_every_file(tmp_path_factory: pytest.TempPathFac
                                             corpus_root: Path) -> None:
     report = recording(tmp_path_factory, corpus_root).report
     results = json.loads((report / "results.json").read_text(encoding="utf-8"))
-    assert set(results) == {"format_version", "backend", "models", "run", "records",
+    assert set(results) == {"schema_version", "backend", "models", "run", "records",
                             "provisions", "texts", "summary"}
     assert results["backend"] == "reference"
     assert set(results["models"]) == {"answer", "judge"}

@@ -134,7 +134,7 @@ def test_a_missing_corpus_fails_the_fixture_with_the_reason(pytester: pytest.Pyt
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
     probe = ("import sys, pytest_legalbench.plugin.hooks; "
              "heavy = [m for m in ('torch', 'sentence_transformers', 'anthropic', 'numpy', "
-             "'scipy', 'vcr', 'pytest_legalbench.navindex.outline', "
+             "'scipy', 'vcr', 'pydantic', 'pytest_legalbench.navindex.outline', "
              "'pytest_legalbench.navindex.build') "
              "if m in sys.modules]; print(heavy)")
     output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

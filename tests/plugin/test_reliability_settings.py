@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.plugin.settings import resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
 
@@ -22,7 +23,7 @@ def test_the_fault_spec_and_the_limit_come_from_flag_or_environment() -> None:
     from_env = resolve_settings({}, {}, {"LEGALBENCH_FAULTS": "reset:0.1",
                                          "LEGALBENCH_MAX_COST": "7"}, profiles=_profiles)
     assert from_env.faults == "reset:0.1" and from_env.max_cost == Decimal(7)
-    assert from_env.to_dict()["max_cost"] == "7"
+    assert to_builtins(from_env)["max_cost"] == "7"
 
 
 def test_the_call_timeout_comes_from_flag_ini_or_environment() -> None:
@@ -30,7 +31,7 @@ def test_the_call_timeout_comes_from_flag_ini_or_environment() -> None:
     assert resolve_settings({"timeout": "600"}, {}, {}, profiles=_profiles).timeout_s == 600.0
     assert resolve_settings({}, {"timeout": "90.5"}, {}, profiles=_profiles).timeout_s == 90.5
     from_env = resolve_settings({}, {}, {"LEGALBENCH_TIMEOUT": "30"}, profiles=_profiles)
-    assert from_env.timeout_s == 30.0 and from_env.to_dict()["timeout_s"] == 30.0
+    assert from_env.timeout_s == 30.0 and to_builtins(from_env)["timeout_s"] == 30.0
 
 
 @pytest.mark.parametrize(("given", "message"), [

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS, option
 from pytest_legalbench.plugin.settings import resolve_mode_settings, resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
@@ -63,7 +64,7 @@ def test_gandr_systems_are_modes_and_gandr_all_names_all_six() -> None:
 
 def test_gandr_overrides_are_checked_at_startup() -> None:
     chosen = resolve_settings({}, {}, {}, profiles=_profiles, gandr=["max_rounds=2"])
-    assert chosen.gandr == ("max_rounds=2",) and chosen.to_dict()["gandr"] == ["max_rounds=2"]
+    assert chosen.gandr == ("max_rounds=2",) and to_builtins(chosen)["gandr"] == ["max_rounds=2"]
     with pytest.raises(SettingsError, match=r"--legalbench-gandr 'top=3'"):
         resolve_settings({}, {}, {}, profiles=_profiles, gandr=["top=3"])
 
@@ -117,7 +118,7 @@ def test_backend_and_models(tmp_path: Path) -> None:
 
 def test_settings_travel_as_plain_builtins(tmp_path: Path) -> None:
     settings = resolve_settings({"corpus_dir": str(tmp_path)}, {}, {}, profiles=_profiles)
-    assert settings.to_dict()["corpus_dir"] == str(tmp_path)
+    assert to_builtins(settings)["corpus_dir"] == str(tmp_path)
 
 
 def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> None:
@@ -172,7 +173,7 @@ def test_a_docs_folder_needs_questions_about_it(tmp_path: Path) -> None:
                          {}, profiles=_profiles)
     chosen = resolve_settings({"questions": str(questions)}, {},
                               {"LEGALBENCH_DOCS": str(docs)}, profiles=_profiles)
-    assert chosen.docs_dir == docs and chosen.to_dict()["docs_dir"] == str(docs)
+    assert chosen.docs_dir == docs and to_builtins(chosen)["docs_dir"] == str(docs)
 
 
 def test_the_server_kind_is_checked_and_auto_by_default() -> None:

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.comparison import (
+    MetricChange,
     NothingToCompare,
     compare_runs,
     pair_modes,
@@ -103,13 +105,13 @@ def test_a_comparison_tests_the_shared_items_and_lists_the_flips() -> None:
     assert (holds.items, holds.only_a, holds.only_b) == (13, 1, 0)
     assert (inject.only_a, inject.only_b, inject.p_value) == (0, 0, 1.0)
     assert (change.recall.rose, change.recall.fell) == (0, 3)
-    assert change.metrics["keyfacts_mode"] == (0.7692, 0.1538)  # 10/13 and 2/13
-    assert change.metrics["ties"] == (1.0, 0.9231)  # 13/13 and 12/13
+    assert change.metrics["keyfacts_mode"] == MetricChange(0.7692, 0.1538)  # 10/13 and 2/13
+    assert change.metrics["ties"] == MetricChange(1.0, 0.9231)  # 13/13 and 12/13
     flips = {f.question_id: f for f in change.flips}
     assert len(flips) == 13
     assert flips["q12"].verdict == ("tie", "inject") and flips["q12"].keyfacts is None
     assert flips["q00"].keyfacts == ("pass", "fail")
-    plain = json.loads(json.dumps(found.to_dict()))
+    plain = json.loads(json.dumps(to_builtins(found)))
     assert plain["modes"][0]["paired_tests"][0]["b_only_a"] == 10
     assert plain["modes"][0]["metrics"]["ties"]["change"] == pytest.approx(-0.0769)
     lines = comparison_lines(found)

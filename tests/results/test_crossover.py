@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.pricing import Prices, load_price_card
 from pytest_legalbench.results.crossover import (
     TIE,
@@ -93,7 +94,7 @@ def test_verdict_explains_the_numbers_and_the_ttl_caveat() -> None:
     assert "is below it" in small.explanation
     at = navigate_verdict("navembed", 48_210, 4_821, DEFAULT)
     assert at.cheaper == TIE and "exactly at" in at.explanation
-    assert at.to_dict()["break_even_tokens"] == 48_210.0
+    assert to_builtins(at)["break_even_tokens"] == 48_210.0
 
 
 def test_a_mean_payload_may_be_fractional() -> None:

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import Evidence, Question
 from pytest_legalbench.modes.base import Provision
@@ -168,7 +169,7 @@ def test_summaries_average_recall_payload_and_ratios() -> None:
     assert list(kinds) == ["definition", "lookup", "out_of_scope"]
     assert kinds["lookup"].recall == 0.75
     assert kinds["out_of_scope"].recall is None and kinds["out_of_scope"].oracle_ratio is None
-    assert summarise([], None).to_dict()["recall"] is None
+    assert to_builtins(summarise([], None))["recall"] is None
 
 
 def _provision(doc_id: str, length: int) -> Provision:
@@ -192,9 +193,9 @@ def test_the_scorer_reports_the_wrong_document_share_and_summaries_average_it() 
     question = _question(evidence=(Evidence("lic", "a fee of $5,000 per quarter"),))
     score = scorer.score(question, "m", [_provision("lic", 60), _provision("elsewhere", 20)], 20)
     assert score.wrong_document_share == 0.25
-    assert score.to_dict()["wrong_document_share"] == 0.25
+    assert to_builtins(score)["wrong_document_share"] == 0.25
     control = scorer.score(_question("out_of_scope"), "m", [_provision("lic", 10)], 3)
     assert control.wrong_document_share is None
     summary = summarise([score, replace(score, wrong_document_share=0.75), control], None)
     assert summary.wrong_document_rate == 0.5
-    assert summarise([control], None).to_dict()["wrong_document_rate"] is None
+    assert to_builtins(summarise([control], None))["wrong_document_rate"] is None

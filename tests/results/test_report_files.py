@@ -13,11 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import from_builtins, to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.cost_chart import INJECT_COLD, INJECT_WARM, cumulative_costs
-from pytest_legalbench.results.item_record import RECORD_FORMAT, ItemRecord, KeyFacts
+from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.report_files import _nested_lines, summary_markdown, write_report
+from pytest_legalbench.results.results_file import RESULTS_LAYOUT
 from pytest_legalbench.results.summarise import summarise
 from pytest_legalbench.results.summary import Summary
 from pytest_legalbench.results.verdicts_file import VERDICT_COLUMNS
@@ -121,12 +123,12 @@ def test_writes_the_five_files_and_nothing_else(written: list[Path], tmp_path: P
 
 def test_results_json_round_trips_every_record_in_order(written: list[Path]) -> None:
     data = json.loads(written[0].read_text(encoding="utf-8"))
-    assert set(data) == {"format_version", "backend", "models", "run", "records", "provisions",
+    assert set(data) == {"schema_version", "backend", "models", "run", "records", "provisions",
                          "texts", "summary"}
-    assert data["format_version"] == RECORD_FORMAT
+    assert data["schema_version"] == RESULTS_LAYOUT.version == 2
     assert (data["backend"], data["models"], data["summary"]) == (
-        "reference", MODELS, _summary(_records()).to_dict())
-    records = [ItemRecord.from_dict(item) for item in data["records"]]
+        "reference", MODELS, to_builtins(_summary(_records())))
+    records = [from_builtins(ItemRecord, item) for item in data["records"]]
     assert records == sorted(_records(), key=lambda r: (r.question_id, r.mode))
     assert data["records"][0]["inject_calls"][0]["latency_s"] == 1.25
 
@@ -277,8 +279,8 @@ def test_cost_curves_grow_and_cold_never_undercuts_warm(
         for mode in (NAVEMBED, NAVINDEX):
             record = _record("alpha-fee", mode, verdict="tie", raw=("tie", "tie"),
                              mode_calls=calls)
-            records.append(ItemRecord.from_dict({**record.to_dict(), "question_id": question_id,
-                                                 "inject_calls": [c.to_dict() for c in calls]}))
+            records.append(from_builtins(ItemRecord, {**to_builtins(record), "question_id": question_id,
+                                                 "inject_calls": [to_builtins(c) for c in calls]}))
     series = cumulative_costs(records, CARD)
     warm, cold = series[INJECT_WARM], series[INJECT_COLD]
     assert len(warm) == len(cold) == len(usages)

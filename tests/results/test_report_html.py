@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_legalbench.commands.cli import main
+from pytest_legalbench.files.record_json import to_builtins
 from tests.support.replayed_runs import SELECTION, Runs
 
 #: Flags Chromium needs to run headless here, as root, with no network.
@@ -283,7 +284,7 @@ def test_a_navagent_turn_shows_what_its_tool_results_named(browser: Any, tmp_pat
                                       "reference"), turn))
     (tmp_path / "results.json").write_text(json.dumps({
         "format_version": 1, "backend": "reference", "models": {"answer": "m"},
-        "records": [record.to_dict()], "summary": {"price_card": "default v1", "modes": {}}}),
+        "records": [to_builtins(record)], "summary": {"price_card": "default v1", "modes": {}}}),
         encoding="utf-8")
     (tmp_path / "report.html").write_text(
         report_html(read_run(tmp_path), None, load_price_card()), encoding="utf-8")

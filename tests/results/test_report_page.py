@@ -7,6 +7,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.html_page import data_island, page
 from pytest_legalbench.results.item_record import ItemRecord
@@ -43,7 +44,7 @@ def test_the_recall_chart_leaves_out_inject_and_items_without_evidence() -> None
 
 
 def test_a_results_file_of_the_first_layout_reads_with_an_unknown_corpus(tmp_path: Path) -> None:
-    record = _record("navindex", 0.5, 100).to_dict()
+    record = to_builtins(_record("navindex", 0.5, 100))
     del record["provisions"], record["evidence"]
     path = tmp_path / "results.json"
     path.write_text(json.dumps({"format_version": 1, "backend": "reference",

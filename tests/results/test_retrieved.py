@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from pytest_legalbench.files.record_json import from_builtins, to_builtins
 from pytest_legalbench.ingest.questions import Evidence
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.results.evidence import Span, evidence_recall
@@ -60,8 +61,8 @@ def test_an_occurrence_outside_the_retrieved_run_is_not_marked() -> None:
 
 def test_checks_and_spans_round_trip_as_builtins() -> None:
     check = QuoteCheck("lic", "q", True, (QuoteMark("lic:1.1", 3, 9),))
-    assert QuoteCheck.from_dict(json.loads(json.dumps(check.to_dict()))) == check
-    assert ProvisionSpan.from_dict(json.loads(json.dumps(FIRST.to_dict()))) == FIRST
+    assert from_builtins(QuoteCheck, json.loads(json.dumps(to_builtins(check)))) == check
+    assert from_builtins(ProvisionSpan, json.loads(json.dumps(to_builtins(FIRST)))) == FIRST
 
 
 def _record(mode: str, provisions: tuple[ProvisionSpan, ...]) -> ItemRecord:
@@ -88,7 +89,7 @@ def test_the_provision_table_writes_each_retrieved_character_once() -> None:
     assert sum(len(t) for _, _, t in segments) < sum(p.end - p.start for p in places.values())
     for node, place in places.items():
         assert excerpts.text("lic", place.start, place.end) == TEXT[place.start:place.end], node
-    assert Excerpts.from_dict(json.loads(json.dumps(excerpts.to_dict()))) == excerpts
+    assert from_builtins(Excerpts, json.loads(json.dumps(to_builtins(excerpts)))) == excerpts
     with pytest.raises(ValueError, match="retrieved with two spans"):
         provision_table([_record("a", (FIRST,)),
                          _record("b", (ProvisionSpan("lic", "lic:1.1", "", 0, 5),))], TEXTS)
@@ -96,9 +97,9 @@ def test_the_provision_table_writes_each_retrieved_character_once() -> None:
 
 def test_a_record_of_the_first_layout_reads_with_empty_provisions_and_evidence() -> None:
     record = _record("navindex", (FIRST,))
-    data = record.to_dict()
+    data = to_builtins(record)
     assert data["provisions"][0]["node_id"] == "lic:1.1"  # type: ignore[index]
-    assert ItemRecord.from_dict(json.loads(json.dumps(data))) == record
+    assert from_builtins(ItemRecord, json.loads(json.dumps(data))) == record
     del data["provisions"], data["evidence"]
-    old = ItemRecord.from_dict(data)
+    old = from_builtins(ItemRecord, data)
     assert old.provisions == () and old.evidence == ()

@@ -1,4 +1,4 @@
-"""The typed ``Summary`` read back from the form results.json holds: ``Summary.from_dict``
+"""The typed ``Summary`` read back from the form results.json holds: ``files.record_json``
 gives a summary that writes the same JSON and prints the same lines, for made-up summaries of
 every shape and for the summaries of two real replayed runs."""
 
@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_legalbench.defaults import JUDGES
+from pytest_legalbench.files.record_json import RecordError, from_builtins, to_builtins
 from pytest_legalbench.judging.pairing import Tally
 from pytest_legalbench.llm.ledger import USAGE_FIELDS
 from pytest_legalbench.llm.pricing import load_price_card
@@ -112,33 +113,33 @@ def _summaries(draw: st.DrawFn) -> Summary:
 @settings(max_examples=150, deadline=None)
 @given(_summaries())
 def test_a_summary_reads_back_as_it_was_written(summary: Summary) -> None:
-    written = summary.to_dict()
+    written = to_builtins(summary)
     # Through JSON text, as results.json stores it.
-    read = Summary.from_dict(json.loads(json.dumps(written, allow_nan=False)))
-    assert read.to_dict() == written
+    read = from_builtins(Summary, json.loads(json.dumps(written, allow_nan=False)))
+    assert to_builtins(read) == written
     assert summary_lines(read) == summary_lines(summary)
     if all(entry.crossover is None for entry in summary.modes):
         assert read == summary  # the crossover's amounts come back as the floats written
 
 
 def test_a_summary_that_is_not_one_is_refused() -> None:
-    with pytest.raises(KeyError):
-        Summary.from_dict({"backend": "reference", "models": {}, "price_card": "default v1"})
+    with pytest.raises(RecordError, match="^Summary: modes: Field required"):
+        from_builtins(Summary, {"backend": "reference", "models": {}, "price_card": "default v1"})
     summary = Summary("reference", {}, "default v1",
                       (ModeSummary("navindex", 0, None, None, None, None, (),
                                    KeyFactRates(ReportedRate.of(0, 0), None), None,
                                    Footprint(0, 0, 0, 0), Costs(*[Decimal(0)] * 3), 0.0, None),))
-    misfiled = summary.to_dict()
+    misfiled = to_builtins(summary)
     misfiled["modes"] = {"inject": misfiled["modes"]["navindex"]}  # type: ignore[index]
-    with pytest.raises(ValueError, match="filed under 'inject'"):
-        Summary.from_dict(misfiled)
+    with pytest.raises(RecordError, match="entry of mode 'navindex' is filed under 'inject'"):
+        from_builtins(Summary, misfiled)
 
 
 def test_the_summaries_of_replayed_runs_read_back_as_they_were_printed(runs: Runs) -> None:
     for folder, output in ((runs.a, runs.output_a), (runs.b, runs.output_b)):
         stored = json.loads((folder / "results.json").read_text(encoding="utf-8"))["summary"]
-        read = Summary.from_dict(stored)
-        assert read.to_dict() == stored
+        read = from_builtins(Summary, stored)
+        assert to_builtins(read) == stored
         # The summary the run printed is the summary its results file holds.
         assert "\n".join(summary_lines(read)) in output
         assert read_run(folder).summary == read

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.reported_rate import ReportedRate
@@ -43,7 +44,7 @@ def test_rates_carry_exact_clopper_pearson_intervals() -> None:
     # CP 17/20 -> [0.6211, 0.9679] (SPEC section 8); 0/20 -> [0, 0.1684];
     # 9/20 -> [0.2306, 0.6847]; 1/20 -> [0.0013, 0.2487].
     assert ReportedRate.of(17, 20) == ReportedRate(17, 20, 0.85, 0.6211, 0.9679)
-    plain: Any = split_verdicts(_twenty()).to_dict()
+    plain: Any = to_builtins(split_verdicts(_twenty()))
     assert plain["tie"]["both_pass"] == {"k": 9, "n": 20, "share": 0.45, "low": 0.2306,
                                          "high": 0.6847}
     assert plain["tie"]["differ"]["k"] == 3 and "failing_winner" not in plain["tie"]
@@ -86,6 +87,6 @@ def test_the_terminal_lines_print_the_split_beside_the_unchanged_headline() -> N
     entry = summary.mode("navembed:hybrid")
     assert entry.document_bound is not None and entry.document_bound.tie == 17  # headline kept
     assert split_lines(split_verdicts([]), "x") == []
-    plain = summary.to_dict()["modes"]["navembed:hybrid"]
+    plain = to_builtins(summary)["modes"]["navembed:hybrid"]
     assert plain["document_bound_split"]["scored"] == 20
     assert plain["controls_split"]["tie"]["both_pass"]["k"] == 1

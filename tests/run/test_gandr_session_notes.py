@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.run.session_end import SessionEnd, finish_session
 from tests.support.gandr_samples import record, repeat
 
@@ -14,7 +15,7 @@ def _raw(backend: str) -> list[dict[str, object]]:
     calls = tuple(dataclasses.replace(c, backend=backend) for c in item.repeats[0].calls)
     item = dataclasses.replace(item, repeats=(dataclasses.replace(item.repeats[0],
                                                                   calls=calls),))
-    return [{"product": "gandr", "record": item.to_dict()}]
+    return [{"product": "gandr", "record": to_builtins(item)}]
 
 
 def test_the_reference_backend_says_it_played_every_role() -> None:
@@ -72,7 +73,7 @@ def test_a_seedless_server_in_the_records_changes_the_session_note() -> None:
                   for c in item.repeats[0].calls)
     item = dataclasses.replace(item, repeats=(dataclasses.replace(item.repeats[0],
                                                                   calls=calls),))
-    lines = finish_session([{"product": "gandr", "record": item.to_dict()}],
+    lines = finish_session([{"product": "gandr", "record": to_builtins(item)}],
                            SessionEnd(base_url="http://127.0.0.1:8080"))
     note, = (line for line in lines if line.startswith("(temperatures"))
     assert "seeds were not: the llama.cpp server (a chat template without tool use)" in note

@@ -15,8 +15,8 @@ from pytest_legalbench.run.fingerprint import Fingerprint, folder_digest
 from pytest_legalbench.run.journal import (
     ItemEntry,
     JournalWriter,
-    item_line,
-    plan_line,
+    PlanEntry,
+    journal_line,
     read_journal,
 )
 from pytest_legalbench.run.journal_session import JournalSession, join_run, open_run
@@ -43,7 +43,7 @@ def test_every_record_written_reads_back_equal(tmp_path_factory: pytest.TempPath
     path = tmp_path_factory.mktemp("journal") / "journal.jsonl"
     writer = JournalWriter(path)
     for item, record in entries:
-        writer.append(item_line(ItemEntry("run1", item, "d1", {"product": "qa",
+        writer.append(journal_line(ItemEntry("run1", item, "d1", {"product": "qa",
                                                               "record": record})))
     contents = read_journal(path)
     assert [(e.item, e.envelope) for e in contents.items] == \
@@ -54,10 +54,10 @@ def test_every_record_written_reads_back_equal(tmp_path_factory: pytest.TempPath
 def test_a_torn_line_is_skipped_and_the_next_write_starts_a_fresh_line(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     writer = JournalWriter(path)
-    writer.append(item_line(ItemEntry("r", "a", "d", {"product": "qa", "record": {}})))
+    writer.append(journal_line(ItemEntry("r", "a", "d", {"product": "qa", "record": {}})))
     with path.open("ab") as handle:  # a writer killed halfway through its line
         handle.write(b'{"v": 1, "kind": "item", "run": "r", "item": "b", "dig')
-    writer.append(item_line(ItemEntry("r", "c", "d", {"product": "qa", "record": {}})))
+    writer.append(journal_line(ItemEntry("r", "c", "d", {"product": "qa", "record": {}})))
     writer.append({"kind": "something else"})
     contents = read_journal(path)
     assert [e.item for e in contents.items] == ["a", "c"]
@@ -68,13 +68,13 @@ def test_records_are_taken_by_fingerprint_and_skips_count_in_their_run_only(
         tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     writer = JournalWriter(path)
-    writer.append(plan_line("r2", ["a", "b", "c", "d"]))
+    writer.append(journal_line(PlanEntry("r2", ("a", "b", "c", "d"))))
     for line in (ItemEntry("r1", "a", "same", {"product": "qa", "record": {"n": 1}}),
                  ItemEntry("r1", "b", "other", {"product": "qa", "record": {"n": 2}}),
                  ItemEntry("r1", "c", "same", None, "no cross-encoder"),
                  ItemEntry("r2", "d", "same", None, "no cross-encoder"),
                  ItemEntry("r2", "a", "same", {"product": "qa", "record": {"n": 3}})):
-        writer.append(item_line(line))
+        writer.append(journal_line(line))
     contents = read_journal(path)
     assert contents.records("same") == {"a": {"product": "qa", "record": {"n": 3}}}
     assert contents.finished("r2", "same") == {"a", "d"}
@@ -147,7 +147,7 @@ def test_a_run_writes_nothing_until_it_begins_and_starts_once_for_all_its_proces
     print_ = Fingerprint({"modes": "navindex"})
     session = open_run(RunPlace(tmp_path / "run", False), print_, report=True)
     assert not (tmp_path / "run").exists()
-    worker = join_run(json.loads(json.dumps(session.to_dict())))
+    worker = join_run(json.loads(json.dumps(session.handed_over())))
     assert worker == session
     for process in (session, worker):
         process.begin(["q1-navindex", "q2-navindex"])
@@ -165,6 +165,6 @@ def test_a_resume_takes_the_records_of_the_same_settings_only(tmp_path: Path) ->
     again = open_run(RunPlace(folder, True), Fingerprint({"modes": "navindex"}), report=False)
     assert isinstance(again, JournalSession)
     assert again.resumed == {"a": {"product": "qa", "record": {"n": 1}}}
-    assert join_run(again.to_dict()).resumed == again.resumed
+    assert join_run(again.handed_over()).resumed == again.resumed
     with pytest.raises(ValueError, match=r"other settings \(modes: navindex -> inject\)"):
         open_run(RunPlace(folder, True), Fingerprint({"modes": "inject"}), report=False)

@@ -77,7 +77,8 @@ def probe(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 
 def test_an_xdist_worker_settles_its_heap_at_session_end(probe: pytest.Pytester) -> None:
     probe.makepyfile("def test_one():\n    pass\n\ndef test_two():\n    pass\n")
-    probe.runpytest("-n", "2").assert_outcomes(passed=2)
+    # A benchmark session (asked for by its flag): only there does the plugin act.
+    probe.runpytest("-n", "2", "--legalbench-profile=transactions").assert_outcomes(passed=2)
     for worker in ("gw0", "gw1"):
         assert (probe.path / f"frozen-{worker}").read_text() == "True"
     # The controller runs in this process, which outlives the session: never frozen.

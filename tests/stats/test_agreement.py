@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.stats.agreement import (
     AUDIT_LABELS,
     NEEDS_ATTENTION,
@@ -84,7 +85,7 @@ def test_detection_counts_and_rates() -> None:
     assert result.precision == pytest.approx(77 / 96)
     assert result.recall == pytest.approx(0.875)
     assert result.f1 == pytest.approx(154 / 184)
-    assert result.to_dict() == {
+    assert to_builtins(result) == {
         "true_positive": 77, "false_positive": 19, "false_negative": 11, "true_negative": 24,
         "precision": 77 / 96, "recall": 0.875, "f1": 154 / 184,
     }

@@ -1,0 +1,87 @@
+"""A benchmark session's start: its settings resolved from the command line, the environment
+and the ini file, checked, and its run opened.
+
+A session starts at configure time when it asked for a benchmark (``benchmark_request``), or
+when it first collects benchmark items; until then the plugin reads no setting and opens
+nothing. Problems raise ``StartError`` with one line for the user; the caller turns it into a
+usage error or a collection error.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pytest_legalbench.ingest.manifest import available_profiles
+from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
+from pytest_legalbench.plugin.benchmark_request import GANDR_DEST, GANDR_INI, MODE_DEST, MODE_INI
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
+from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
+from pytest_legalbench.plugin.settings import Settings, resolve_settings
+from pytest_legalbench.plugin.values import SettingsError
+from pytest_legalbench.plugin.xdist_hooks import BenchmarkXdist, share_cores_late
+from pytest_legalbench.run.journal import JournalError
+from pytest_legalbench.run.preflight import check_report_folder
+from pytest_legalbench.run.process_exit import exit_quickly
+
+SETTINGS_KEY = pytest.StashKey[Settings]()
+#: Settings whose value is a folder: relative in an ini file, relative to that file's folder.
+_FOLDER_SETTINGS = ("corpus_dir", "cache_dir", "report", "questions", "docs", "embedding_model",
+                    "cross_encoder")
+
+
+class StartError(Exception):
+    """A benchmark session that cannot start; the message is one line naming the setting."""
+
+
+def session_settings(config: pytest.Config) -> Settings:
+    """Every setting by precedence (flag, environment, ini key, default), checked; the backend
+    resolved too, so a missing key fails now rather than at the first model call."""
+    options = (*OPTIONS, *RETRIEVAL_OPTIONS)
+    cli = {o.name: config.getoption(f"legalbench_{o.name}") for o in options}
+    ini = {o.name: config.getini(o.ini) for o in options if o.in_ini}
+    for name in _FOLDER_SETTINGS:
+        if config.rootpath is not None and cli.get(name) is None and ini.get(name):
+            ini[name] = str((config.rootpath / str(ini[name])).resolve())
+    modes = config.getoption(MODE_DEST)
+    gandr = config.getoption(GANDR_DEST)
+    try:
+        settings = resolve_settings(
+            cli, ini, os.environ, profiles=available_profiles,
+            modes=modes or list(config.getini(MODE_INI)),
+            modes_from="--mode" if modes else f"ini key {MODE_INI}",
+            gandr=gandr or list(config.getini(GANDR_INI)),
+            gandr_from="--legalbench-gandr" if gandr else f"ini key {GANDR_INI}")
+        resolve_backend(settings.backend, os.environ)
+    except (SettingsError, BackendConfigError) as error:
+        raise StartError(str(error)) from None
+    if settings.faults is not None and not config.getoption("disable_recording", False):
+        raise StartError("--legalbench-faults needs --disable-recording: a recorded fault "
+                         "would be replayed in every later run")
+    return settings
+
+
+def start_benchmark(config: pytest.Config) -> Settings:
+    """Resolve the settings, check the report folder and open (or join) the run's journal;
+    register the hooks a benchmark run needs. Idempotent: a started session returns its
+    settings."""
+    if SETTINGS_KEY in config.stash:
+        return config.stash[SETTINGS_KEY]
+    settings = session_settings(config)
+    if settings.report_dir is not None and not hasattr(config, "workerinput"):
+        # A report folder that cannot be written is a startup error, not an end-of-run one.
+        problem = check_report_folder(settings.report_dir)
+        if problem is not None:
+            raise StartError(str(problem))
+    try:
+        journal = open_journal(config, settings)
+    except JournalError as error:
+        raise StartError(str(error)) from None
+    config.stash[SETTINGS_KEY] = settings
+    config.stash[JOURNAL_KEY] = journal
+    exit_quickly()
+    # Its schedulers and thread limits are for benchmark runs only.
+    config.pluginmanager.register(BenchmarkXdist(settings.modes), "legalbench-xdist")
+    share_cores_late(config)
+    return settings
