@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
+from pytest_legalbench.defaults import MAX_UNIT_TOKENS
 from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.navindex.structure_quality import is_contents, visible_chars
 from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.ranking import EXCLUDED_KINDS
 
-#: The largest subtree returned whole; longer sections are represented by their children.
-MAX_UNIT_TOKENS = 1200
 #: Headings longer than this are cut in a context line (a heading that runs on is a clause).
 HEADING_CHARS = 80
 #: Separator of a context line's parts.
@@ -126,3 +127,30 @@ def named_definitions(question: str, nodes: Sequence[Node]) -> list[Node]:
                 found.append((-len(words), node.node_id, node))
                 break
     return [node for _, _, node in sorted(found)]
+
+
+@dataclass(frozen=True)
+class UnitReach:
+    """What the retrieval units of one document reach of its text."""
+
+    largest_unit_tokens: int
+    units_over_cap: int
+    unreached_chars: int
+    """Non-whitespace characters outside contents that no unit holds."""
+
+
+def unit_reach(index: DocumentIndex, source: str) -> UnitReach:
+    """Measure the units of ``index`` against the text it was built from."""
+    units = unit_nodes(index)
+    sizes = [estimate_tokens(n.text) for n in units]
+    held = sorted([(n.start, n.end) for n in units]
+                  + [(n.start, n.end) for n in index.nodes if is_contents(n)])
+    unreached = 0
+    reach = 0
+    for start, end in held:
+        if start > reach:
+            unreached += visible_chars(source[reach:start])
+        reach = max(reach, end)
+    unreached += visible_chars(source[reach:])
+    return UnitReach(max(sizes, default=0), sum(1 for s in sizes if s > MAX_UNIT_TOKENS),
+                     unreached)
