@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from pytest_legalbench.navindex.markers import LIST_KINDS, Marker, classify
+from pytest_legalbench.navindex.plain_characters import plain_text
 
 _SOFT_BREAK = re.compile(r"[ \t]{3,}(?=\S)")
 # A paragraph run on after a sentence with one space: "...Section 2.5. 1.6 "Term" means".
@@ -27,6 +28,8 @@ class Line:
     start: int
     end: int
     text: str
+    """The line as the parser reads it: spaces and hyphens plain (``navindex.
+    plain_characters``), as long as the source line."""
     marker: Marker | None
 
 
@@ -38,6 +41,7 @@ def split_lines(text: str) -> list[Line]:
     by a heading, or by an enumeration after the end of a sentence, also starts a line, and
     so does a numbered clause run on after a sentence in a long line.
     """
+    text = plain_text(text)
     lines: list[Line] = []
     for match in re.finditer(r"[^\n]+", text):
         raw = match.group(0)
