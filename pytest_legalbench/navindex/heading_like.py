@@ -13,6 +13,13 @@ every dash as a hyphen. A line is heading-like when, after its indentation, it o
 - **a lettered paragraph**: ``(a)``, ``(iv)``, ``(B)``, ``(12)`` followed by text, or a
   single letter with a dot or bracket followed by a capital ("A. Purchase Price").
 
+A number or label printed alone on its line ("2." over "Scope of Employment.") is heading-like
+when the next non-blank line opens with a capital or a quote. One keyword line is not
+heading-like: "Exhibit" with a dotted number ("Exhibit 10.1",
+"EXHIBIT 10.27.2") alone on its line or opening the document, which is the filing's exhibit
+number under the SEC's Item 601 (a page header, or the label before the title), not an
+attachment.
+
 The patterns over-count a little (a sentence that happens to start "3. The ..." in a wrapped
 paragraph) and under-count text whose paragraphs are run together on one line; both are the
 same before and after a change to the parser, which is what a yardstick needs.
@@ -36,10 +43,15 @@ _KEYWORD = re.compile(
     r"APPENDIX|Appendix)[ ]+(?:\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7}|[A-Z]{1,2}(?:-?\d{1,2})?)"
     r"\b\.?(?P<rest>.*)"
     r"|§[ ]*\d{1,3}(?:\.\d{1,3})*\.?(?P<rest2>.*)")
+_FILING_LABEL = re.compile(r"(?:EXHIBIT|Exhibit)[ ]+\d{1,3}(?:\.\d{1,3})+\S*(?P<rest>.*)")
 _NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,3}[.)])[ ]+(?P<rest>.*)")
 _LETTERED = re.compile(
     r"\((?:[a-z]{1,2}|[ivxlc]{1,6}|[A-Z]{1,2}|[IVXLC]{1,6}|\d{1,2})\)[ ]*\S"
     r"|[A-Za-z][.)][ ]+[A-Z“\"(]")
+
+
+_BARE_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3})*[.)]?")
+_BARE_LETTER = re.compile(r"\((?:[A-Za-z]{1,4}|\d{1,2})\)|[A-Za-z]{1,4}[.)]")
 
 
 @dataclass(frozen=True)
@@ -65,8 +77,12 @@ def _opens_heading(rest: str) -> bool:
     return not rest or not (rest[0].islower() or rest[0] in ",;")
 
 
-def classify_line(line: str) -> str | None:
-    """The kind of heading-like opening of ``line`` (already plain, indentation removed)."""
+def classify_line(line: str, *, first: bool = False) -> str | None:
+    """The kind of heading-like opening of ``line`` (already plain, indentation removed);
+    ``first`` when it is the document's first line."""
+    label = _FILING_LABEL.match(line)
+    if label is not None and (first or not label.group("rest").strip()):
+        return None
     match = _KEYWORD.match(line)
     if match is not None:
         rest = match.group("rest") if match.group("rest") is not None else match.group("rest2")
@@ -84,13 +100,25 @@ def heading_like_lines(text: str) -> Iterator[HeadingLike]:
     """Every heading-like line of ``text``, in order."""
     flat = plain(text)
     position = 0
+    first = True
+    bare: HeadingLike | None = None
     for raw in flat.split("\n"):
         stripped = raw.lstrip(" ")
         if stripped:
-            kind = classify_line(stripped.rstrip(" "))
+            line = stripped.rstrip(" ")
+            start = position + len(raw) - len(stripped)
+            end = position + len(raw.rstrip(" "))
+            if bare is not None and (line[0].isupper() or line[0] in "“\""):
+                yield bare
+            bare = None
+            kind = classify_line(line, first=first)
+            first = False
             if kind is not None:
-                start = position + len(raw) - len(stripped)
-                yield HeadingLike(start, position + len(raw.rstrip(" ")), kind)
+                yield HeadingLike(start, end, kind)
+            elif _BARE_NUMBER.fullmatch(line) and not line.isdigit():
+                bare = HeadingLike(start, end, "numbered")
+            elif _BARE_LETTER.fullmatch(line):
+                bare = HeadingLike(start, end, "lettered")
         position += len(raw) + 1
 
 

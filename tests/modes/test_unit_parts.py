@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -41,7 +42,7 @@ def _visible(text: str) -> str:
 def test_parts_fit_cover_the_text_in_order_and_trim_blanks(text: str, limit: int) -> None:
     spans = part_spans(text, limit)
     assert all(0 <= a < b <= len(text) and b - a <= limit for a, b in spans)
-    assert all(b <= c for (_, b), (c, _) in zip(spans, spans[1:]))
+    assert all(b <= c for (_, b), (c, _) in itertools.pairwise(spans))
     assert "".join(_visible(text[a:b]) for a, b in spans) == _visible(text)
     assert all(not text[a].isspace() and not text[b - 1].isspace() for a, b in spans)
 

@@ -47,6 +47,22 @@ def test_prose_is_not_heading_like(line: str) -> None:
     assert classify_line(line) is None
 
 
+def test_a_label_alone_on_its_line_opens_the_heading_after_it() -> None:
+    text = "1.\n\nEmployment Term. The term.\n\na.\n\nPosition.\n\n2.\n\nthe lower case\n\n7\n\nPage"
+    found = [(f.kind, text[f.start:f.end]) for f in heading_like_lines(text)]
+    assert found == [("numbered", "1."), ("lettered", "a.")]
+
+
+def test_the_filing_exhibit_number_is_not_a_heading() -> None:
+    assert classify_line("Exhibit 10.1") is None
+    assert classify_line("EXHIBIT 10.27.2") is None
+    assert classify_line("Exhibit 10.1 SUPPLY AGREEMENT", first=True) is None
+    assert classify_line("Exhibit 10.1 SUPPLY AGREEMENT") == "keyword"
+    assert classify_line("Exhibit A", first=True) == "keyword"
+    text = "Exhibit 99.1 Cooperation Agreement\n\n1. Term. One year.\n\nExhibit 2.1\n"
+    assert [f.kind for f in heading_like_lines(text)] == ["numbered"]
+
+
 def test_unicode_spaces_and_dashes_are_read_plainly() -> None:
     text = "intro\n\u00a0\u00a0Section\u202f5.2\u2007Fees\n7.\u2003Term\u2014Renewal\n"
     found = list(heading_like_lines(text))
