@@ -50,10 +50,10 @@ ORDINALS = {word: value for value, word in enumerate(
      "tenth", "eleventh", "twelfth"), start=1)}
 
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
-_ROMAN_RE = re.compile(r"^(?:x{0,3})(?:ix|iv|v?i{0,3})$")
+_ROMAN_RE = re.compile(r"^(?:xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
 
 def roman_value(numeral: str) -> int | None:
-    """Return the value of a lower- or upper-case roman numeral up to 39, else None."""
+    """Return the value of a lower- or upper-case roman numeral up to 89, else None."""
     low = numeral.lower()
     if not low or not _ROMAN_RE.match(low):
         return None
@@ -101,7 +101,8 @@ _SECTION = re.compile(
     r"(?P<paren>(?:\([a-zA-Z0-9]{1,4}\))*))\.?[ \t]*[:.\-–—]?" + _SEP
 )
 _DECIMAL = re.compile(r"(?P<label>(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>[.)]?))" + _SEP)
-_PAREN = re.compile(r"(?P<label>\((?P<tok>[a-z]{1,4}|[A-Z]{1,4}|\d{1,3})\))" + _SEP)
+# Letters up to eight: the longest roman numeral of a long list is "(xxxviii)".
+_PAREN = re.compile(r"(?P<label>\((?P<tok>[a-z]{1,8}|[A-Z]{1,8}|\d{1,3})\))" + _SEP)
 _DOTTED = re.compile(r"(?P<label>(?P<tok>[a-z]{1,4}|[A-Z]{1,4})[.)])[ \t]+" + r"(?:\|[ \t]*)?")
 _SCHEDULE = re.compile(
     r"(?P<label>(?P<word>SCHEDULE|Schedule|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix|"
@@ -251,9 +252,13 @@ def _schedule(text: str, at: int, start: int) -> Marker | None:
         return None
     word = match.group("word")
     # "Exhibit A attached hereto ..." in title case is prose unless the line is short;
-    # an upper-case keyword opens a schedule even when its first paragraph runs on.
+    # an upper-case keyword opens a schedule even when its first paragraph runs on. A short
+    # title-case line that only ends a sentence ("Appendix A.", wrapped from "... as set out
+    # in") is the end of a reference, not a heading.
     if not word.isupper() and (trim_end(text, at, len(text)) - at > 100
-                               or not match.group("num")):
+                               or not match.group("num")
+                               or (text[at:trim_end(text, at, len(text))].endswith(".")
+                                   and not has_text(text, match.end()))):
         return None
     # "Exhibit 10.1" or "EXHIBIT 10.27.2" alone is the filing's exhibit number (SEC Item
     # 601), printed as a page header, not an attachment.
