@@ -261,8 +261,9 @@ def _schedule(text: str, at: int, start: int) -> Marker | None:
                                    and not has_text(text, match.end()))):
         return None
     # "Exhibit 10.1" or "EXHIBIT 10.27.2" alone is the filing's exhibit number (SEC Item
-    # 601), printed as a page header, not an attachment.
-    if is_filing_number(match.group("num")) and not has_text(text, match.end()):
+    # 601), printed as a page header, not an attachment ("Schedule 2.2.1" alone is one).
+    if (word.lower() == "exhibit" and is_filing_number(match.group("num"))
+            and not has_text(text, match.end())):
         return None
     # The rest stripped of blanks, then of bars and colons, then of blanks, cut to 100.
     begin = skip(BLANKS, text, match.end())

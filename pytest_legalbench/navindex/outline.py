@@ -154,6 +154,7 @@ def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
     line = lines[index]
     marker = line.marker
     if (marker is not None and marker.kind == "schedule" and len(builder.order) == 1
+            and marker.label.lower().startswith("exhibit")
             and is_filing_number(marker.label.partition(" ")[2])):
         # "Exhibit 10.1 SUPPLY AGREEMENT This Agreement ..." opening a document is the
         # filing's exhibit number before the instrument's title: the opening, not an exhibit.

@@ -112,6 +112,14 @@ def test_long_roman_lists_and_a_wrapped_attachment_reference() -> None:
     assert not any(d.kind == "schedule" for d in drafts.values())
 
 
+def test_schedules_numbered_by_section_are_schedules() -> None:
+    text = ("1. Fees. See Schedule 2.2.1.\n\n2. Term. One year.\n\n3. Law. New York.\n\n"
+            "SCHEDULE 2.2.1\n\nFee Table\n\nExhibit 10.1\n\nSCHEDULE 5.2\n\nLiens\n")
+    schedules = [d for d in build_outline(text).drafts if d.kind == "schedule"]
+    assert [(d.label, d.title) for d in schedules] == [("SCHEDULE 2.2.1", "Fee Table"),
+                                                       ("SCHEDULE 5.2", "Liens")]
+
+
 def test_the_filing_number_and_top_level_zero_numbering() -> None:
     text = ("Exhibit 10.27.2 OUTSOURCING AGREEMENT This Agreement is made by IBM and MSL.\n\n"
             "SECTION 1.0 DEFINITIONS\n\n1.1 \"Effective Date\" means the signing date.\n\n"
