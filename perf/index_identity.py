@@ -28,9 +28,14 @@ def _index(checkout: Path, profile: str, out: Path) -> float:
     """Index ``profile`` with ``checkout``'s package into ``out``; return the seconds taken."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     started = time.perf_counter()
+    # Run from the scratch folder: "python -m" puts the working directory first on sys.path,
+    # so started from a checkout it would import that checkout's package, whatever PYTHONPATH
+    # names.
+    out.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "pytest_legalbench.commands.cli", "index", "--profile",
                     profile, "--no-cache", "--cache-dir", str(out.parent / "cache"), "--out",
-                    str(out), "-q"], check=True, env=env, capture_output=True, text=True)
+                    str(out), "-q"], check=True, env=env, capture_output=True, text=True,
+                   cwd=out.parent)
     return round(time.perf_counter() - started, 1)
 
 

@@ -51,3 +51,7 @@ DEFAULT_TIMEOUT_S = 120.0
 #: so each is cached apart.
 EMBEDDING_BACKENDS = ("torch", "torch-bf16", "onnx-int8")
 DEFAULT_EMBEDDING_BACKEND = "torch"
+
+#: The largest retrieval unit (estimated tokens): a longer provision is represented by its
+#: children, and a leaf longer than this by parts of it (``modes.unit_parts``).
+MAX_UNIT_TOKENS = 1200

@@ -1,4 +1,14 @@
-"""Plain text from EDGAR-style HTML: one block per line, table rows as ``cell | cell``."""
+"""Plain text from EDGAR-style HTML: one block per line, table rows as ``cell | cell``.
+
+Filers lay out numbered paragraphs with inline styles rather than with markup: the number in
+an ``inline-block`` box of fixed width and the heading after it (``<font style="display:
+inline-block;width:36pt">2.</font><b>Payments.</b>``), or a ``<div style="display:inline">``
+inside a flex row. The style is read as far as that layout needs: a block tag displayed
+``inline`` does not break the line, and an element displayed as a box
+(``inline-block``, ``inline-flex``, floated, given a width or a side margin) is set apart by a
+space. ``display:none`` is not read as hidden: an unclosed ``<p>`` so styled would hide the
+rest of a document, and filings use it for empty spacers.
+"""
 
 from __future__ import annotations
 
@@ -24,8 +34,18 @@ _HEAD_TAGS = frozenset({"head", "title"})
 
 _CELL_TAGS = frozenset({"td", "th"})
 
-# Python's \s covers every character str.isspace() accepts, U+00A0 included.
-_SPACE_RUN = re.compile(r"\s+")
+# Python's \s covers every character str.isspace() accepts (U+00A0, U+2007, U+202F among
+# them); zero-width spaces, word joiners and byte-order marks are invisible glue, read as space.
+_SPACE_RUN = re.compile(r"[\s\u200b\u2060\ufeff]+")
+#: The ``display`` of an inline style.
+_DISPLAY = re.compile(r"(?:^|;)\s*display\s*:\s*([a-z-]+)", re.IGNORECASE)
+#: Inline layout that sets an element's text apart from its neighbours on the same line.
+_BOXED = re.compile(
+    r"(?:^|;)\s*(?:float\s*:\s*(?:left|right)|(?:min-)?width\s*:\s*[0-9.]*[1-9]"
+    r"|(?:margin|padding)-(?:left|right)\s*:\s*[0-9.]*[1-9])", re.IGNORECASE)
+#: Elements that never have an end tag.
+_VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                        "meta", "param", "source", "track", "wbr"})
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
@@ -111,6 +131,9 @@ class _TextCollector(HTMLParser):
         self._tables: list[_Table] = []
         self._hidden: dict[str, int] = {}
         self._pre_depth = 0
+        # Per tag name, for each open element: whether its style asks for a space at its end,
+        # and whether it is a block tag displayed inline (its end breaks no line either).
+        self._open: dict[str, list[tuple[bool, bool]]] = {}
 
     def _sink(self) -> _Sink:
         if not self._tables:
@@ -125,6 +148,16 @@ class _TextCollector(HTMLParser):
                 self._hidden.pop(name, None)
         if tag in _HIDDEN_TAGS:
             self._hidden[tag] = self._hidden.get(tag, 0) + 1
+            return
+        display, boxed = _layout(attrs)
+        # Only plain inline display joins a block tag to its line: an inline-block paragraph
+        # of full width still sits on a line of its own.
+        inline = display == "inline" and tag in _BLOCK_TAGS and tag not in _VOID_TAGS
+        if tag not in _VOID_TAGS:
+            self._open.setdefault(tag, []).append((boxed, inline))
+        if boxed:
+            self._sink().add(" ", False)
+        if inline:
             return
         if tag == "table":
             self._sink().flush()
@@ -142,6 +175,12 @@ class _TextCollector(HTMLParser):
         if tag in _HIDDEN_TAGS:
             if self._hidden.get(tag, 0) > 0:
                 self._hidden[tag] -= 1
+            return
+        opened = self._open.get(tag)
+        boxed, inline = opened.pop() if opened else (False, False)
+        if boxed:
+            self._sink().add(" ", False)
+        if inline:
             return
         if tag == "table":
             if self._tables:
@@ -189,6 +228,18 @@ class _TextCollector(HTMLParser):
             self._tables.pop().close_row()
         self.root.flush()
         return "\n\n".join(self.root.blocks)
+
+
+def _layout(attrs: list[tuple[str, str | None]]) -> tuple[str, bool]:
+    """The ``display`` of an element's inline style ("" when unset) and whether its layout
+    sets it apart as a box on its line."""
+    style = next((value for name, value in attrs if name == "style" and value), "")
+    if not style:
+        return "", False
+    found = _DISPLAY.findall(style)
+    display = found[-1].lower() if found else ""
+    return display, display in ("inline-block", "inline-flex", "inline-table") or bool(
+        _BOXED.search(style))
 
 
 def html_to_text(html: str) -> str:

@@ -40,8 +40,9 @@ class Fetcher:
 
     def __init__(self, indexes: Sequence[DocumentIndex], *, definitions_per_node: int) -> None:
         self.closure = Closure(indexes, definitions_per_node=definitions_per_node, kinds=KINDS)
-        self.by_id: Mapping[str, Node] = self.closure.by_id
         self.context = context = UnitContext(indexes)
+        # The retrieval tree: a selected leaf too large for the budget has parts to descend to.
+        self.by_id: Mapping[str, Node] = context.by_id
         self._nodes = tuple(self.by_id.values())
         self._definitions = [n for n in self._nodes if n.kind == "definition"]
         self._lexical = LexicalIndex([context.text(n) for n in self._nodes], stem_words=True)

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from pytest_legalbench.modes.base import Corpus
 from pytest_legalbench.modes.routing import Router
-from pytest_legalbench.modes.units import UnitContext, heading_only, unit_nodes
+from pytest_legalbench.modes.units import UnitContext, heading_only
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.dense_index import DenseIndex, Piece, subtree_group
@@ -48,7 +48,7 @@ class UnitSpace:
         self.context = UnitContext(corpus.indexes)
         self.by_id = self.context.by_id
         self.router = Router.of_corpus(corpus.indexes, corpus.documents)
-        per_document = [unit_nodes(index) for index in corpus.indexes]
+        per_document = [self.context.units[index.doc_id] for index in corpus.indexes]
         self.doc_ids = tuple(index.doc_id for index in corpus.indexes)
         self.nodes = tuple(node for units in per_document for node in units)
         self.rows: dict[str, range] = {}

@@ -2,8 +2,14 @@
 
 A unit is a provision small enough to be worth returning whole: every leaf, and every
 subtree up to ``MAX_UNIT_TOKENS``. A larger section is never a unit: its children are, so a
-hit inside a long article returns the clause that matched, not the article. Contents, whole
-documents and signature blocks are never units.
+hit inside a long article returns the clause that matched, not the article. A leaf over the
+cap is represented by its parts (``modes.unit_parts``), so no unit is ever larger than the
+cap and the payload budget can always take what it needs. Contents, whole documents and
+signature blocks are never units.
+
+The retrieval tree of a document (``retrieval_nodes``) is its index's tree with those parts
+added under their leaves; every node-level strategy and navindex's fetch read it, so a part
+is reached, cited and budgeted the same way whichever mode took it.
 
 Each unit is embedded and indexed with its context: the document's title and the headings of
 the provisions it sits in ("Revolving Credit Agreement > ARTICLE II THE LOANS > 2.5 Fees"),
@@ -15,13 +21,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
+from pytest_legalbench.defaults import MAX_UNIT_TOKENS
+from pytest_legalbench.modes.unit_parts import part_of, split_leaf
 from pytest_legalbench.navindex.node import DocumentIndex, Node
+from pytest_legalbench.navindex.structure_quality import is_contents, visible_chars
 from pytest_legalbench.tokens import estimate_tokens
 from pytest_legalbench.vectors.ranking import EXCLUDED_KINDS
 
-#: The largest subtree returned whole; longer sections are represented by their children.
-MAX_UNIT_TOKENS = 1200
 #: Headings longer than this are cut in a context line (a heading that runs on is a clause).
 HEADING_CHARS = 80
 #: Separator of a context line's parts.
@@ -57,9 +65,23 @@ def heading_only(node: Node, by_id: Mapping[str, Node]) -> bool:
     return len(said) < HEADING_ONLY_WORDS
 
 
+def retrieval_nodes(index: DocumentIndex) -> tuple[Node, ...]:
+    """The document's nodes in document order, each leaf over the unit cap (contents and
+    signature blocks aside) with its parts as children and the parts right after it."""
+    nodes: list[Node] = []
+    for node in index.nodes:
+        if not node.is_leaf or node.kind in NOT_UNITS or node.flags.is_toc_entry:
+            nodes.append(node)
+            continue
+        leaf, parts = split_leaf(node)
+        nodes.append(leaf)
+        nodes.extend(parts)
+    return tuple(nodes)
+
+
 def unit_nodes(index: DocumentIndex) -> tuple[Node, ...]:
     """The units of one document, in document order."""
-    return tuple(node for node in index.nodes if is_unit(node))
+    return tuple(node for node in retrieval_nodes(index) if is_unit(node))
 
 
 def heading(node: Node) -> str:
@@ -83,20 +105,30 @@ def ancestors(node: Node, by_id: Mapping[str, Node]) -> list[Node]:
 
 
 def context_line(node: Node, title: str, by_id: Mapping[str, Node]) -> str:
-    """``title > outer heading > ... > the node's heading``, empty headings left out."""
+    """``title > outer heading > ... > the node's heading``, empty headings left out; a
+    part's is its leaf's, with which part it is ("... > 7.1 Indemnity (part 2 of 3)")."""
+    lineage = part_of(node.node_id)
+    if lineage is not None and lineage[0] in by_id:
+        leaf = by_id[lineage[0]]
+        return f"{context_line(leaf, title, by_id)} (part {lineage[1]} of {len(leaf.children)})"
     parts = [title, *(heading(n) for n in ancestors(node, by_id)), heading(node)]
     return CONTEXT_SEPARATOR.join(p for p in parts if p)
 
 
 class UnitContext:
-    """Context lines of the units of a corpus, computed once."""
+    """The retrieval trees of a corpus (``retrieval_nodes``), their units, and the context
+    lines of their nodes, computed once."""
 
     def __init__(self, indexes: Iterable[DocumentIndex]) -> None:
         self.by_id: dict[str, Node] = {}
         self.titles: dict[str, str] = {}
+        self.units: dict[str, tuple[Node, ...]] = {}
+        """Per document, its units in document order."""
         for index in indexes:
             self.titles[index.doc_id] = index.title
-            self.by_id.update((n.node_id, n) for n in index.nodes)
+            nodes = retrieval_nodes(index)
+            self.by_id.update((n.node_id, n) for n in nodes)
+            self.units[index.doc_id] = tuple(n for n in nodes if is_unit(n))
         self._lines: dict[str, str] = {}
 
     def line(self, node: Node) -> str:
@@ -126,3 +158,30 @@ def named_definitions(question: str, nodes: Sequence[Node]) -> list[Node]:
                 found.append((-len(words), node.node_id, node))
                 break
     return [node for _, _, node in sorted(found)]
+
+
+@dataclass(frozen=True)
+class UnitReach:
+    """What the retrieval units of one document reach of its text."""
+
+    largest_unit_tokens: int
+    units_over_cap: int
+    unreached_chars: int
+    """Non-whitespace characters outside contents that no unit holds."""
+
+
+def unit_reach(index: DocumentIndex, source: str) -> UnitReach:
+    """Measure the units of ``index`` against the text it was built from."""
+    units = unit_nodes(index)
+    sizes = [estimate_tokens(n.text) for n in units]
+    held = sorted([(n.start, n.end) for n in units]
+                  + [(n.start, n.end) for n in index.nodes if is_contents(n)])
+    unreached = 0
+    reach = 0
+    for start, end in held:
+        if start > reach:
+            unreached += visible_chars(source[reach:start])
+        reach = max(reach, end)
+    unreached += visible_chars(source[reach:])
+    return UnitReach(max(sizes, default=0), sum(1 for s in sizes if s > MAX_UNIT_TOKENS),
+                     unreached)

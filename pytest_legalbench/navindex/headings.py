@@ -20,6 +20,9 @@ _SMALL_WORDS = frozenset(
     ["a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "per", "the", "to", "under", "upon", "with", "without", "its", "their", "his", "her", "not", "vs"]
 )
 _TITLE = re.compile(r"(.{1,100}?)(?:[.:](?:[ \t]|$)|[ \t]+\||[ \t]*[-–—][ \t]|$)")
+_CAPS_WORD = r"[A-Z][A-Z0-9&'’\-]*[A-Z0-9]"
+_CAPS_HEADING = re.compile(
+    rf"({_CAPS_WORD}(?:,?[ \t]+(?:{_CAPS_WORD}|OF|TO|IN|ON|BY|A|&))*)[ \t]+(?=[A-Z][a-z])")
 
 
 def skip(run: re.Pattern[str], text: str, start: int, end: int | None = None) -> int:
@@ -58,7 +61,16 @@ def split_title(text: str, start: int = 0) -> str:
     match = _TITLE.match(text, begin, end)
     if match is None:
         return ""
-    candidate = match.group(1).strip().rstrip(".:;,").strip()
+    title = _title_of(match.group(1))
+    if title:
+        return title
+    # "COSTS Each of the parties ...": a heading in capitals run into its first sentence.
+    caps = _CAPS_HEADING.match(text, begin, end)
+    return caps.group(1) if caps is not None else ""
+
+
+def _title_of(matched: str) -> str:
+    candidate = matched.strip().rstrip(".:;,").strip()
     if not candidate or not (candidate[0].isupper() or candidate[0] in "[“\"'("):
         return ""
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’\-]*", candidate)]

@@ -40,14 +40,20 @@ STRUCTURAL_RANKS = {
 #: Enumeration kinds: their nesting is learnt from the order in which they appear.
 LIST_KINDS = (
     "paren_lower", "paren_roman", "paren_upper", "paren_upper_roman", "paren_digit",
-    "dot_lower", "dot_roman", "dot_upper", "dot_upper_roman", "num_list",
+    "dot_lower", "dot_roman", "dot_upper", "dot_upper_roman", "num_list", "ordinal",
 )
 
+#: Ordinal words that number the steps of a waterfall or the paragraphs of a letter
+#: ("First, to the payment of fees; Second, ..."), by value.
+ORDINALS = {word: value for value, word in enumerate(
+    ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+     "tenth", "eleventh", "twelfth"), start=1)}
+
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
-_ROMAN_RE = re.compile(r"^(?:x{0,3})(?:ix|iv|v?i{0,3})$")
+_ROMAN_RE = re.compile(r"^(?:xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
 
 def roman_value(numeral: str) -> int | None:
-    """Return the value of a lower- or upper-case roman numeral up to 39, else None."""
+    """Return the value of a lower- or upper-case roman numeral up to 89, else None."""
     low = numeral.lower()
     if not low or not _ROMAN_RE.match(low):
         return None
@@ -95,7 +101,8 @@ _SECTION = re.compile(
     r"(?P<paren>(?:\([a-zA-Z0-9]{1,4}\))*))\.?[ \t]*[:.\-–—]?" + _SEP
 )
 _DECIMAL = re.compile(r"(?P<label>(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>[.)]?))" + _SEP)
-_PAREN = re.compile(r"(?P<label>\((?P<tok>[a-z]{1,4}|[A-Z]{1,4}|\d{1,3})\))" + _SEP)
+# Letters up to eight: the longest roman numeral of a long list is "(xxxviii)".
+_PAREN = re.compile(r"(?P<label>\((?P<tok>[a-z]{1,8}|[A-Z]{1,8}|\d{1,3})\))" + _SEP)
 _DOTTED = re.compile(r"(?P<label>(?P<tok>[a-z]{1,4}|[A-Z]{1,4})[.)])[ \t]+" + r"(?:\|[ \t]*)?")
 _SCHEDULE = re.compile(
     r"(?P<label>(?P<word>SCHEDULE|Schedule|EXHIBIT|Exhibit|ANNEX|Annex|APPENDIX|Appendix|"
@@ -134,7 +141,8 @@ def classify(line: str, start: int = 0) -> Marker | None:
         return _section(line, at, start)
     if not first.isalpha():
         return None
-    for finder in (_article, _section, _schedule, _recitals, _signature, _toc, _whereas):
+    for finder in (_article, _section, _schedule, _recitals, _signature, _toc, _whereas,
+                   _ordinal):
         found = finder(line, at, start)
         if found is not None:
             return found
@@ -157,7 +165,7 @@ def _section(text: str, at: int, start: int) -> Marker | None:
     match = _SECTION.match(text, at)
     if match is None or _rest_is_prose_continuation(text, match.end()):
         return None
-    number = tuple(int(part) for part in match.group("num").split("."))
+    number = _top_level(tuple(int(part) for part in match.group("num").split(".")))
     title = split_title(text, match.end())
     return Marker("section", match.group("label"), number, title, match.end() - start)
 
@@ -179,11 +187,16 @@ def _decimal(text: str, at: int, start: int) -> Marker | None:
     in_table = char_after(INDENT, text, match.end()) == "|"
     if not opening or not (opening.isupper() or opening in "(“\"'[" or in_table):
         return None
-    number = tuple(int(part) for part in parts)
+    number = _top_level(tuple(int(part) for part in parts))
     if number[0] == 0 or number[0] > 300:
         return None
     kind = f"decimal{min(len(number), 4)}"
     return Marker(kind, label, number, split_title(text, match.end()), match.end() - start)
+
+
+def _top_level(number: tuple[int, ...]) -> tuple[int, ...]:
+    """``(2,)`` for "2.0": numbering that writes its sections "1.0", "2.0" over clauses "2.1"."""
+    return number[:1] if len(number) == 2 and number[1] == 0 else number
 
 
 def _paren(text: str, at: int, start: int) -> Marker | None:
@@ -239,12 +252,17 @@ def _schedule(text: str, at: int, start: int) -> Marker | None:
         return None
     word = match.group("word")
     # "Exhibit A attached hereto ..." in title case is prose unless the line is short;
-    # an upper-case keyword opens a schedule even when its first paragraph runs on.
+    # an upper-case keyword opens a schedule even when its first paragraph runs on. A short
+    # title-case line that only ends a sentence ("Appendix A.", wrapped from "... as set out
+    # in") is the end of a reference, not a heading.
     if not word.isupper() and (trim_end(text, at, len(text)) - at > 100
-                               or not match.group("num")):
+                               or not match.group("num")
+                               or (text[at:trim_end(text, at, len(text))].endswith(".")
+                                   and not has_text(text, match.end()))):
         return None
-    # "Exhibit 10.1" alone is the filing's exhibit number (SEC Item 601), not an attachment.
-    if (re.fullmatch(r"\d{1,3}\.\d{1,3}[a-z]?", match.group("num") or "")
+    # "Exhibit 10.1" or "EXHIBIT 10.27.2" alone is the filing's exhibit number (SEC Item
+    # 601), printed as a page header, not an attachment ("Schedule 2.2.1" alone is one).
+    if (word.lower() == "exhibit" and is_filing_number(match.group("num"))
             and not has_text(text, match.end())):
         return None
     # The rest stripped of blanks, then of bars and colons, then of blanks, cut to 100.
@@ -256,6 +274,28 @@ def _schedule(text: str, at: int, start: int) -> Marker | None:
     begin = skip(BLANKS, text, begin, end)
     title = text[begin:min(trim_end(text, begin, end), begin + 100)]
     return Marker("schedule", match.group("label"), (), title, match.end() - start)
+
+
+#: An exhibit number of the SEC's Item 601 list: "10.1", "10.27.2", "4.17", "10.38(1)", "99.1a".
+_FILING_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3}){1,3}[a-z]?(?:\(\d{1,2}\))?")
+
+
+def is_filing_number(number: str | None) -> bool:
+    """Whether an attachment's number is dotted like a filing's exhibit number."""
+    return number is not None and _FILING_NUMBER.fullmatch(number.rstrip(".")) is not None
+
+
+_ORDINAL = re.compile(r"(?P<label>(?P<word>[A-Z][a-z]{2,7}|[A-Z]{3,8}),)[ \t]+")
+
+
+def _ordinal(text: str, at: int, start: int) -> Marker | None:
+    match = _ORDINAL.match(text, at)
+    if match is None or not has_text(text, match.end()):
+        return None
+    value = ORDINALS.get(match.group("word").lower())
+    if value is None:
+        return None
+    return Marker("ordinal", match.group("label"), (value,), "", match.end() - start)
 
 
 def _recitals(text: str, at: int, start: int) -> Marker | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 NODE_KINDS = (
     "document", "front_matter", "toc", "toc_entry", "recitals", "recital", "article",
     "section", "clause", "subclause", "definition", "lead_in", "schedule", "signature",
-    "paragraph",
+    "paragraph", "row",
 )
 
 #: Boolean flags of a node, in the order the index lists them.

@@ -20,8 +20,15 @@ from pytest_legalbench.navindex.draft import (
 )
 from pytest_legalbench.navindex.headings import split_title
 from pytest_legalbench.navindex.lines import Line, split_lines
-from pytest_legalbench.navindex.markers import LIST_KINDS, STRUCTURAL_RANKS, Marker
+from pytest_legalbench.navindex.markers import (
+    LIST_KINDS,
+    STRUCTURAL_RANKS,
+    Marker,
+    classify,
+    is_filing_number,
+)
 from pytest_legalbench.navindex.outline_builder import LIST_RANK, OutlineBuilder
+from pytest_legalbench.navindex.term_rows import term_rows
 from pytest_legalbench.navindex.toc import TocRegion, find_toc_regions
 
 _SHORT_DOCUMENT = 4000
@@ -68,6 +75,7 @@ def build_outline(text: str) -> Outline:
     regions = find_toc_regions(lines)
     builder = OutlineBuilder(text)
     in_region = {i: region for region in regions for i in range(region.first, region.last + 1)}
+    rows = term_rows(lines)
     index = 0
     while index < len(lines):
         region = in_region.get(index)
@@ -75,7 +83,10 @@ def build_outline(text: str) -> Outline:
             _add_toc(builder, lines, region)
             index = region.last + 1
             continue
-        _add_line(builder, lines, index)
+        if index in rows and not _in_signatures(builder):
+            _add_row(builder, lines[index], rows[index])
+        else:
+            _add_line(builder, lines, index)
         index += 1
     # A long text with one or two numbered lines is still unstructured for navigation.
     if builder.accepted == 0 or (builder.accepted < 3 and len(text) > _SHORT_DOCUMENT):
@@ -84,6 +95,40 @@ def build_outline(text: str) -> Outline:
     add_lead_ins(builder.root, list(builder.order), text, builder.unique)
     spans = tuple((lines[r.first].start, lines[r.last].end) for r in regions)
     return Outline(tuple(document_order(builder.root)), spans)
+
+
+#: Running text is at least this long; signature lines are short even when run together.
+_PROSE_CHARS = 200
+_WORD = re.compile(r"[A-Za-z]+")
+_SIGNATURE_CUE = re.compile(r"\bBy:|\bName:|\bTitle:|/s/|\bIts:")
+
+
+def _is_prose(text: str) -> bool:
+    """Whether a line reads as a paragraph of sentences: long, mostly lower-case words, no
+    signature lines run into it."""
+    if len(text) < _PROSE_CHARS or _SIGNATURE_CUE.search(text):
+        return False
+    words = _WORD.findall(text)
+    return len(words) >= 30 and sum(w.islower() for w in words) >= 0.6 * len(words)
+
+
+def _in_signatures(builder: OutlineBuilder) -> bool:
+    return any(d.kind == "signature" for d in builder.stack)
+
+
+def _add_row(builder: OutlineBuilder, line: Line, label: str) -> None:
+    """A row of a table of terms: a node under the provision the table sits in, titled with
+    the row's label."""
+    while builder.stack[-1].rank == LIST_RANK:
+        builder.stack.pop()
+    if builder.stack[-1] is builder.root:
+        builder.open(Draft("front_matter", "front_matter", LIST_RANK - 1, "", (), "",
+                           line.start, local_id="front"), builder.root)
+    parent = builder.stack[-1]
+    base = parent.local_id if parent is not builder.root else ""
+    builder.open(Draft("row", "row", LIST_RANK, "", (), label, line.start,
+                       local_id=f"{base}-row-{_slug(label)}".lstrip("-")), parent)
+    builder.accepted += 1
 
 
 def _add_toc(builder: OutlineBuilder, lines: list[Line], region: TocRegion) -> None:
@@ -108,6 +153,12 @@ def _add_toc(builder: OutlineBuilder, lines: list[Line], region: TocRegion) -> N
 def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
     line = lines[index]
     marker = line.marker
+    if (marker is not None and marker.kind == "schedule" and len(builder.order) == 1
+            and marker.label.lower().startswith("exhibit")
+            and is_filing_number(marker.label.partition(" ")[2])):
+        # "Exhibit 10.1 SUPPLY AGREEMENT This Agreement ..." opening a document is the
+        # filing's exhibit number before the instrument's title: the opening, not an exhibit.
+        marker = None
     if _has_operative_words(line.text) and any(d.kind == "recitals" for d in builder.stack):
         builder.recitals_ended = True
     head = None
@@ -120,7 +171,18 @@ def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
             builder.accepted += 1
             if head is not None:
                 draft.defines.append(head)
+            elif marker is not None:
+                _open_run_in_item(builder, line, marker)
             return
+    if (marker is None and head is None and _in_signatures(builder)
+            and _is_prose(line.text) and builder.stack[-1].kind != "paragraph"):
+        # A paragraph of running text ends the signature block: what follows the signatures
+        # without a heading of its own (a guarantee, an unlabelled attachment) is no
+        # signature, and must stay reachable.
+        builder.truncate(1)
+        builder.open(Draft("paragraph", "paragraph", 0, "", (), split_title(line.text),
+                           line.start, local_id="after-signatures"), builder.root)
+        return
     if marker is not None and marker.kind == "whereas":
         builder.place_structural(marker, line.start, STRUCTURAL_RANKS["whereas"], "whereas",
                                  kind="recital", local_id="recital")
@@ -129,6 +191,25 @@ def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
         # Front matter yields to the first heading of any rank.
         builder.open(Draft("front_matter", "front_matter", LIST_RANK - 1, "", (), "",
                            line.start, local_id="front"), builder.root)
+    elif builder.stack[-1].kind == "row":
+        # Text after a table of terms is not the last row's: it is a paragraph of its own.
+        row = builder.stack.pop()
+        assert row.parent is not None
+        builder.open(Draft("paragraph", "row", LIST_RANK, "", (), split_title(line.text),
+                           line.start, local_id=f"{row.local_id}-after"), row.parent)
+
+
+def _open_run_in_item(builder: OutlineBuilder, line: Line, marker: Marker) -> None:
+    """Open the first item of a list that starts on its parent's line ("(b) (i) Funding by
+    Lenders. ...", "Section 2.1 (a) the Borrower ..."), so that the items after it, each on
+    a line of its own, continue a list that has begun."""
+    at = marker.body_offset
+    inner = classify(line.text, at)
+    if inner is None or inner.kind not in LIST_KINDS or inner.label == marker.label:
+        return
+    start = line.start + len(line.text) - len(line.text[at:].lstrip(" \t|"))
+    if builder.place_list(inner, start) is not None:
+        builder.accepted += 1
 
 
 def _in_definitions(builder: OutlineBuilder) -> bool:

@@ -127,4 +127,10 @@ class OutlineBuilder:
                 return kind, number
         if marker.alternative_number == (1,):
             return marker.alternative, marker.alternative_number
+        # "(ii)" after a first item this list did not print on a line of its own ("(b) (i)
+        # ..." ran it into its parent's line): read as the letters "ii" it could continue
+        # nothing, as a numeral it continues a list just begun.
+        if (marker.number[0] > MAX_SKIP and marker.alternative_number[0] <= MAX_SKIP
+                and not any(d.stack_key == marker.kind for d in run)):
+            return marker.alternative, marker.alternative_number
         return marker.kind, marker.number

@@ -1,7 +1,9 @@
 """Index statistics: the ``legalbench stats --json`` contract.
 
 Coverage is the share of non-whitespace characters outside tables of contents that exactly
-one leaf node covers; token sizes use the one estimate in ``tokens.py``.
+one leaf node covers; token sizes use the one estimate in ``tokens.py``. The structure
+measures (largest leaf, leaves over the unit cap, heading recall, table rows kept as rows)
+are ``navindex.structure_quality``'s.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.navindex.schema import DEFAULT_RUNG, Rung
 from pytest_legalbench.navindex.serialise import index_tokens
+from pytest_legalbench.navindex.structure_quality import structure_quality
 from pytest_legalbench.tokens import TOKEN_ESTIMATE
 
 _WHITESPACE = re.compile(r"\s+")
@@ -41,6 +44,22 @@ class DocumentStats:
     """Non-whitespace characters covered by more than one leaf (an invariant: zero)."""
     index_tokens: int
     index_tokens_optimised: int
+    largest_leaf_tokens: int
+    """The largest leaf outside contents, in estimated tokens."""
+    leaves_over_cap: int
+    """Leaves over the retrieval unit cap (``defaults.MAX_UNIT_TOKENS``)."""
+    over_cap_chars: int
+    over_cap_share: float
+    """Share of the countable characters that lie in leaves over the cap."""
+    heading_like_lines: int
+    """Lines an independent detector reads as headings (``navindex.heading_like``)."""
+    headings_found: int
+    """Of those, the lines at which the parser starts a node with a printed reference."""
+    heading_recall: float
+    table_rows: int
+    """Lines that are table rows (two or more ``|``-separated cells)."""
+    table_rows_as_nodes: int
+    """Of those, the rows at which a node starts."""
 
 
 def _non_whitespace(text: str) -> int:
@@ -65,6 +84,7 @@ def document_stats(index: DocumentIndex, source: str, rung: Rung = DEFAULT_RUNG)
     resolved = sum(1 for n in leaves for _ in n.cross_references)
     unresolved = sum(len(n.unresolved_references) for n in leaves)
     readable, optimised = index_tokens(index, rung)
+    quality = structure_quality(index, source)
     return DocumentStats(
         doc_id=index.doc_id,
         nodes=len(index.nodes),
@@ -80,20 +100,42 @@ def document_stats(index: DocumentIndex, source: str, rung: Rung = DEFAULT_RUNG)
         overlap_chars=overlap,
         index_tokens=readable,
         index_tokens_optimised=optimised,
+        largest_leaf_tokens=quality.largest_leaf_tokens,
+        leaves_over_cap=quality.leaves_over_cap,
+        over_cap_chars=quality.over_cap_chars,
+        over_cap_share=quality.over_cap_chars / countable if countable else 0.0,
+        heading_like_lines=quality.heading_like_lines,
+        headings_found=quality.headings_found,
+        heading_recall=(quality.headings_found / quality.heading_like_lines
+                        if quality.heading_like_lines else 1.0),
+        table_rows=quality.table_rows,
+        table_rows_as_nodes=quality.table_rows_as_nodes,
     )
 
 
 def corpus_stats(stats: Sequence[DocumentStats], rung: Rung = DEFAULT_RUNG) -> dict[str, object]:
-    """Return the stats JSON object: per document and in total (coverage character-weighted)."""
+    """Return the stats JSON object: per document and in total (coverage and the share over
+    the cap character-weighted, heading recall over all heading-like lines; the mean share
+    over the cap per document and the documents with a leaf over the cap besides)."""
     summed = ("nodes", "definitions", "toc_entries", "xrefs_found", "xrefs_resolved",
               "xrefs_external", "xrefs_unfiled", "covered_chars", "countable_chars",
-              "overlap_chars", "index_tokens", "index_tokens_optimised")
+              "overlap_chars", "index_tokens", "index_tokens_optimised", "leaves_over_cap",
+              "over_cap_chars", "heading_like_lines", "headings_found", "table_rows",
+              "table_rows_as_nodes")
     total: dict[str, object] = {key: sum(getattr(s, key) for s in stats) for key in summed}
     countable = sum(s.countable_chars for s in stats)
     total["coverage"] = sum(s.covered_chars for s in stats) / countable if countable else 1.0
     total["documents"] = len(stats)
     found = sum(s.xrefs_found for s in stats)
     total["xref_resolution_rate"] = sum(s.xrefs_resolved for s in stats) / found if found else 1.0
+    total["largest_leaf_tokens"] = max((s.largest_leaf_tokens for s in stats), default=0)
+    total["documents_with_leaf_over_cap"] = sum(1 for s in stats if s.leaves_over_cap)
+    over_cap = sum(s.over_cap_chars for s in stats)
+    total["over_cap_share"] = over_cap / countable if countable else 0.0
+    total["over_cap_share_mean"] = (sum(s.over_cap_share for s in stats) / len(stats)
+                                    if stats else 0.0)
+    like = sum(s.heading_like_lines for s in stats)
+    total["heading_recall"] = sum(s.headings_found for s in stats) / like if like else 1.0
     return {
         "documents": [asdict(s) for s in stats],
         "total": total,

@@ -89,10 +89,13 @@ def _judge_run(lines: Sequence[Line], first: int, last: int) -> TocRegion | None
     schedules_first = all(marker.kind == "schedule" for _, marker in entries) and any(
         line.marker is not None and line.marker.kind in _LISTABLE[:5] for line in lines[last + 1:]
     )
+    # Entries name provisions: a run of numbered sentences ('1.2 "Days" shall mean ...') that
+    # a later exhibit happens to number alike is a provision list, not a contents list.
+    titled = sum(1 for _, marker in entries if marker.title)
     is_toc = (
         heading is not None
         or paged * 2 >= len(entries)
-        or repeated * 2 >= len(entries)
+        or (repeated * 2 >= len(entries) and titled * 2 >= len(entries))
         or schedules_first
     )
     if not is_toc:

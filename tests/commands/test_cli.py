@@ -79,6 +79,28 @@ def test_stats_json_of_a_folder(deal: Path, tmp_path: Path,
     assert report["rung"] == "D4" and report["token_estimate"] == "ceil(characters / 4)"
 
 
+STRUCTURE_KEYS = {"largest_leaf_tokens", "leaves_over_cap", "over_cap_share",
+                  "heading_like_lines", "headings_found", "heading_recall", "table_rows",
+                  "table_rows_as_nodes", "largest_unit_tokens", "units_over_cap",
+                  "unreached_chars"}
+
+
+def test_stats_report_the_structure(deal: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _stats(capsys, "--docs", str(deal), "--no-cache")
+    documents = report["documents"]
+    total = report["total"]
+    assert isinstance(documents, list) and isinstance(total, dict)
+    assert all(STRUCTURE_KEYS <= set(d) for d in documents)
+    msa = documents[0]
+    # 1., 2., 2.1, 2.2, 3. and SCHEDULE 1: every heading-like line starts a node.
+    assert msa["heading_like_lines"] == msa["headings_found"] == 6
+    assert msa["leaves_over_cap"] == msa["units_over_cap"] == 0
+    assert total["heading_recall"] == 1.0 and total["documents_with_leaf_over_cap"] == 0
+    assert main(["stats", "--docs", str(deal), "--no-cache", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "heading recall" in out and "units over cap" in out
+
+
 def test_progress_and_inference_go_to_stderr(deal: Path, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stats", "--json", "--docs", str(deal), "--no-cache"]) == 0

@@ -204,3 +204,26 @@ def test_guerrilla_exhibit_keeps_articles_and_sections(corpus_root: Path) -> Non
     # Section numbers laid out in a table cell beside their headings.
     assert "2.1 | Closing." in lines
     assert any(line.startswith("Name of Purchaser | ") for line in lines)
+
+
+def test_a_number_in_a_fixed_width_box_is_set_apart_from_its_heading() -> None:
+    source = ('<p><font style="display:inline-block;width:36pt">2.</font><b>Payments.</b> '
+              'The Company pays you.</p><p><span style="float:left">(a)</span>First item.</p>')
+    assert html_to_text(source) == "2. Payments. The Company pays you.\n\n(a) First item."
+
+
+def test_a_block_tag_displayed_inline_stays_on_its_line() -> None:
+    source = ('<div style="display:flex"><font style="display:inline-flex;min-width:4.7%">1.'
+              '</font><div style="display:inline;"><b>Employment Term. </b>The term starts '
+              'now.</div></div><div style="display:inline-block;width:100%">Next.</div>')
+    assert html_to_text(source) == "1. Employment Term. The term starts now.\n\nNext."
+
+
+def test_zero_width_spaces_are_blank() -> None:
+    source = "<p>\u200b</p><table><tr><td>\u200b</td><td>\ufeff</td></tr></table><p>A\u200bB</p>"
+    assert html_to_text(source) == "A B"
+
+
+def test_unicode_spaces_inside_a_heading_become_plain_spaces() -> None:
+    source = "<p>Section\u202f5.2\u2007Fees.\u2009The\u3000fee is due.</p>"
+    assert html_to_text(source) == "Section 5.2 Fees. The fee is due."

@@ -1,0 +1,196 @@
+"""The failure classes of issue #28, each on a small document written for the tests: Unicode
+spaces and dashes in headings, letter agreements, numbers set apart from their headings, lists
+begun on their parent's line, tables of terms, recitals and attachments, openings, what
+follows the signatures, long roman lists, run-on text and contents look-alikes."""
+
+from __future__ import annotations
+
+from pytest_legalbench.navindex.draft import Draft
+from pytest_legalbench.navindex.outline import build_outline
+
+
+def _outline(text: str) -> list[tuple[str, str, str]]:
+    """(kind, local id, first words) of every draft but the root, in document order."""
+    return [(d.kind, d.local_id, text[d.start:d.end].split("\n")[0][:24])
+            for d in build_outline(text).drafts if d.kind != "document"]
+
+
+def _drafts(text: str) -> dict[str, Draft]:
+    return {d.local_id: d for d in build_outline(text).drafts}
+
+
+def test_unicode_spaces_and_dashes_in_headings() -> None:
+    text = ("SECURITY AGREEMENT\n\nARTICLE\u00a0I\n\nSection\u202f1.1\u2007Grant. The Grantor "
+            "grants a lien.\n\nSection\u20091.2\u3000Perfection. The Grantor shall file.\n\n"
+            "ARTICLE\u00a0II\n\nSection 2.1 Notices. In writing.\n\nExhibit\u00a0A\u20111\n\n"
+            "Form of Joinder.\n")
+    drafts = _drafts(text)
+    assert {"art-1", "1.1", "1.2", "art-2", "2.1"} <= set(drafts)
+    assert drafts["1.1"].title == "Grant" and drafts["1.2"].parent is drafts["art-1"]
+    exhibit = next(d for d in drafts.values() if d.kind == "schedule")
+    assert exhibit.full_reference == "exhibit:a-1"
+    # Spans are the source's: the heading keeps its narrow no-break space.
+    assert text[drafts["1.1"].start:drafts["1.1"].end].startswith("Section\u202f1.1\u2007Grant")
+
+
+LETTER = """ACME CORP.
+
+March 1, 2023
+
+Dear Ms. Roe:
+
+We are pleased to confirm the terms of your engagement.
+
+1. Position. You will serve as Chief Financial Officer.
+
+2. Compensation.
+
+(a) Salary. Your base salary is $300,000 a year.
+
+(b) Bonus. You may earn an annual bonus.
+
+3. Benefits. You may join our plans.
+
+Sincerely,
+
+ACME CORP.
+"""
+
+
+def test_numbered_paragraphs_of_a_letter_agreement() -> None:
+    drafts = _drafts(LETTER)
+    assert {"1", "2", "2(a)", "2(b)", "3"} <= set(drafts)
+    assert drafts["2(b)"].parent is drafts["2"] and drafts["1"].title == "Position"
+    # The letterhead, date, addressee and opening paragraph are one node of their own.
+    front = drafts["front"]
+    assert LETTER[front.start:front.end].startswith("ACME CORP.\n\nMarch 1, 2023")
+    assert "engagement" in LETTER[front.start:front.end]
+
+
+def test_lettered_paragraphs_and_ordinal_steps() -> None:
+    text = ("SIDE LETTER\n\nA. Fees. The fee is waived.\n\nB. Term. One year.\n\n"
+            "C. Application. Amounts received are applied as follows:\n\n"
+            "First, to fees of the Agent;\n\nSecond, to interest;\n\nThird, to principal.\n\n"
+            "D. Law. New York law governs.\n")
+    drafts = build_outline(text).drafts
+    items = [d for d in drafts if d.kind == "subclause"]
+    assert [d.label for d in items] == ["A.", "B.", "C.", "First,", "Second,", "Third,", "D."]
+    assert {d.parent.label for d in items if d.label.endswith(",")} == {"C."}  # type: ignore[union-attr]
+    assert len({d.parent.local_id for d in items if d.label.endswith(".")}) == 1  # type: ignore[union-attr]
+
+
+def test_a_number_alone_on_its_line_opens_the_heading_below_it() -> None:
+    text = ("EMPLOYMENT AGREEMENT\n\nThe parties agree as follows:\n\n1.\n\nTerm. The term is "
+            "two years.\n\n2.\n\nDuties.\n\na.\n\nPosition. You will serve as CSO.\n\nb.\n\n"
+            "Time. Full time.\n\n3.\n\nLaw. Delaware law governs.\n")
+    drafts = _drafts(text)
+    assert {"1", "2", "2(a)", "2(b)", "3"} <= set(drafts)
+    assert drafts["1"].title == "Term" and drafts["2(a)"].title == "Position"
+    assert text[drafts["2(a)"].start:drafts["2(a)"].end].startswith("a.\n\nPosition")
+
+
+def test_a_list_begun_on_its_parents_line_continues() -> None:
+    text = ("Section 2.10 Payments.\n\n(a) General. Payments are in Dollars.\n\n(b) (i) Funding. "
+            "The Agent may assume funding.\n\n(ii) Payments by the Borrower. The Agent may "
+            "assume payment.\n\n(c) Conditions. If a Lender funds.\n\nSection 2.11 Sharing.\n\n"
+            "(a) Pro rata.\n\n(b) Set-off.\n")
+    drafts = _drafts(text)
+    assert {"2.10(b)(i)", "2.10(b)(ii)", "2.10(c)", "2.11(b)"} <= set(drafts)
+    assert drafts["2.10(b)(ii)"].parent is drafts["2.10(b)"]
+
+
+def test_long_roman_lists_and_a_wrapped_attachment_reference() -> None:
+    items = "\n\n".join(f"({n}) Event number {i} occurs." for i, n in enumerate(
+        ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii",
+         "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx"], 1))
+    text = (f"10. Default. Each of the following is an Event of Default:\n\n{items}\n\n"
+            "11. Definitions.\n\n(A) \"Fees\" means the fees set out in\nAppendix A.\n\n"
+            "(B) \"Term\" means one year.\n\n12. Law. New York.\n")
+    drafts = _drafts(text)
+    assert "10(xviii)" in drafts and "10(xx)" in drafts
+    assert drafts["11(B)"].parent is drafts["11"]
+    assert not any(d.kind == "schedule" for d in drafts.values())
+
+
+def test_schedules_numbered_by_section_are_schedules() -> None:
+    text = ("1. Fees. See Schedule 2.2.1.\n\n2. Term. One year.\n\n3. Law. New York.\n\n"
+            "SCHEDULE 2.2.1\n\nFee Table\n\nExhibit 10.1\n\nSCHEDULE 5.2\n\nLiens\n")
+    schedules = [d for d in build_outline(text).drafts if d.kind == "schedule"]
+    assert [(d.label, d.title) for d in schedules] == [("SCHEDULE 2.2.1", "Fee Table"),
+                                                       ("SCHEDULE 5.2", "Liens")]
+
+
+def test_the_filing_number_and_top_level_zero_numbering() -> None:
+    text = ("Exhibit 10.27.2 OUTSOURCING AGREEMENT This Agreement is made by IBM and MSL.\n\n"
+            "SECTION 1.0 DEFINITIONS\n\n1.1 \"Effective Date\" means the signing date.\n\n"
+            "1.2 \"Days\" means business days.\n\nSECTION 2.0 TERM\n\n2.1 Term. Five years.\n\n"
+            "2.2 Renewal. By agreement.\n")
+    drafts = _drafts(text)
+    assert drafts["front"].start == 0 and not any(d.kind == "schedule" for d in drafts.values())
+    assert drafts["1"].number == (1,) and drafts["1.2"].parent is drafts["1"]
+    assert drafts["2.2"].parent is drafts["2"]
+
+
+def test_numbered_definitions_followed_by_exhibits_numbered_alike_are_no_contents() -> None:
+    definitions = "\n".join(f"1.{n}   \"Term {n}\" shall mean the thing numbered {n} here."
+                            for n in range(1, 7))
+    exhibit = "\n".join(f"1.{n} Widget parts" for n in range(1, 5))
+    text = (f"SECTION 1 DEFINITIONS\n\n{definitions}\n\nSECTION 2 TERM\n\n2.1 Term. One year."
+            f"\n\n2.2 Renewal. None.\n\nEXHIBIT A\n\n{exhibit}\n")
+    kinds = [kind for kind, _, _ in _outline(text)]
+    assert "toc" not in kinds and "toc_entry" not in kinds
+    assert {"1.1", "1.6", "2.2"} <= set(_drafts(text))
+
+
+def test_rows_of_a_table_of_terms_are_nodes_titled_by_their_label() -> None:
+    text = ("SUMMARY OF TERMS\n\nIssuer | Acme Corp.\n\nPrincipal Amount | $5,000,000\n\n"
+            "Interest Rate (all cash) | 8.50% | payable quarterly\n\nMaturity | December 31, "
+            "2027\n\nThe terms above are not binding.\n\nIN WITNESS WHEREOF the parties sign.\n\n"
+            "By: | /s/ Jane Roe\n\nName: | Jane Roe\n")
+    rows = [d for d in build_outline(text).drafts if d.kind == "row"]
+    assert [r.title for r in rows] == ["Issuer", "Principal Amount", "Interest Rate (all cash)",
+                                       "Maturity"]
+    drafts = _drafts(text)
+    # The sentence after the table is a paragraph of its own, not the last row's.
+    maturity = next(r for r in rows if r.title == "Maturity")
+    assert text[maturity.start:maturity.end] == "Maturity | December 31, 2027"
+    assert any(d.kind == "paragraph" for d in drafts.values())
+
+
+def test_recitals_and_attachments() -> None:
+    text = ("LICENSE AGREEMENT\n\nThis Agreement is made on May 1, 2020 by Alpha Inc. and Beta "
+            "LLC.\n\nRECITALS\n\nA. Alpha owns the software.\n\nB. Beta wishes to use it.\n\n"
+            "NOW, THEREFORE, the parties agree as follows:\n\n1. Grant. Alpha grants a license."
+            "\n\n2. Fee. Beta pays.\n\n3. Term. One year.\n\nSCHEDULE 1\n\nThe software.\n\n"
+            "ANNEX A - Pricing\n\nTen dollars.\n")
+    drafts = _drafts(text)
+    recitals = next(d for d in drafts.values() if d.kind == "recitals")
+    assert {c.label for c in recitals.children} >= {"A.", "B."}
+    assert drafts["1"].parent is not None and drafts["1"].parent.kind == "document"
+    attachments = [d for d in drafts.values() if d.kind == "schedule"]
+    assert [(a.full_reference, a.title) for a in attachments] == [("schedule:1", ""),
+                                                                  ("annex:a", "Pricing")]
+    assert text[drafts["front"].start:drafts["front"].end].startswith("LICENSE AGREEMENT")
+
+
+def test_running_text_after_the_signatures_ends_them() -> None:
+    guarantee = ("For value received, the undersigned guarantees to the Licensor the full and "
+                 "punctual payment of every amount the Licensee owes under the Agreement, and "
+                 "agrees that this guarantee is one of payment and not of collection, and that it "
+                 "stays in force until every such amount has been paid in full.")
+    text = (f"1. Term. One year.\n\n2. Fee. Ten dollars.\n\n3. Law. New York.\n\nIN WITNESS "
+            f"WHEREOF the parties sign.\n\nACME CORP.\n\nBy: /s/ Jane Roe Name: Jane Roe\n\n"
+            f"{guarantee}\n\nThe guarantor waives notice.\n")
+    drafts = _drafts(text)
+    after = drafts["after-signatures"]
+    assert text[after.start:after.end].startswith("For value received")
+    assert text[after.start:after.end].endswith("waives notice.")
+    signatures = drafts["signatures"]
+    assert "For value" not in text[signatures.start:signatures.end]
+
+
+def test_a_heading_in_capitals_run_into_a_long_line() -> None:
+    sentence = "The decision of the arbitrator is final and binding on both parties. " * 5
+    text = f"8. ARBITRATION {sentence}9. COSTS Each party bears its own costs. 10. NOTICES In writing."
+    drafts = _drafts(text)
+    assert (drafts["9"].title, drafts["10"].title) == ("COSTS", "NOTICES")
