@@ -31,12 +31,11 @@ from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.plugin.options import option
 from pytest_legalbench.plugin.settings import resolve_modes
 from pytest_legalbench.plugin.values import Chosen, SettingsError, dollars_of
-from pytest_legalbench.run.cost_plan import PlanOverLimit, make_plan, measured_calls, over_limit
-from pytest_legalbench.run.plan_calls import OutputLengths, PlanSelection
 
 if TYPE_CHECKING:
     from pytest_legalbench.gandr.record import GandrRecord
     from pytest_legalbench.results.item_record import ItemRecord
+    from pytest_legalbench.run.plan_calls import OutputLengths
 
 
 def register(commands: Any) -> None:
@@ -88,6 +87,11 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
         gandr = with_overrides(args.gandr)
     except ValueError as error:
         raise UsageProblem(f"--gandr: {error}") from None
+    # Imported here: the plan builds every prompt with the run's own functions, which bring
+    # GANDR's passage index (numpy) with them.
+    from pytest_legalbench.run.cost_plan import PlanOverLimit, make_plan, over_limit
+    from pytest_legalbench.run.plan_calls import OutputLengths, PlanSelection
+
     card = load_price_card(args.price_card)
     outputs = _calibration(args.calibrate, progress) if args.calibrate else OutputLengths()
     selection_info, documents = load_selection(args, progress)
@@ -117,6 +121,8 @@ def _calibration(folder: Path, progress: Progress) -> OutputLengths:
     from pytest_legalbench.gandr.report import ResultsFileError as GandrFileError
     from pytest_legalbench.gandr.report import read_records
     from pytest_legalbench.results.results_file import ResultsFileError, read_run, results_path
+    from pytest_legalbench.run.cost_plan import measured_calls
+    from pytest_legalbench.run.plan_calls import OutputLengths
 
     if not folder.exists():
         raise UsageProblem(f"--calibrate {folder}: no such folder or file")

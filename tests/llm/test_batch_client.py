@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.backend import ClientConfig
 from pytest_legalbench.llm.batch_progress import BatchProgress
 from pytest_legalbench.llm.batch_requests import BatchRequest
@@ -149,7 +150,7 @@ def test_results_become_ledger_calls_at_the_batch_rate() -> None:
     calls = [outcome.results[cid].to_call("judge.forward" if "judge" in cid else
                                           "navembed.answer", backend="reference")
              for cid in outcome.results]
-    assert all(call.batch and call.to_dict()["batch"] is True for call in calls)
+    assert all(call.batch and to_builtins(call)["batch"] is True for call in calls)
     card = load_price_card()
     interactive = [dataclasses.replace(call, batch=False) for call in calls]
     assert price_calls(calls, card).total * 2 == price_calls(interactive, card).total

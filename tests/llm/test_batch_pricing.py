@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_legalbench.files.record_json import RecordError, from_builtins, to_builtins
 from pytest_legalbench.llm.cost_guard import CostGuard, SpendMeter
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import (
@@ -55,18 +56,18 @@ def test_a_ledger_call_is_priced_by_its_batch_mark() -> None:
     assert price_call(interactive, card).total == Decimal("0.0585")
     assert price_call(batch, card).total == Decimal("0.02925")
     assert price_calls([interactive, batch], card).total == Decimal("0.08775")
-    assert price_calls([interactive, batch], card).to_dict()["cache_read"] == "0.072"
+    assert to_builtins(price_calls([interactive, batch], card))["cache_read"] == "0.072"
 
 
 def test_the_batch_mark_is_written_only_when_set_and_read_back() -> None:
     usage = Usage(input_tokens=5)
     plain = Call("judge.forward", "m", usage, 0.5, "reference")
     marked = Call("judge.forward", "m", usage, 0.5, "reference", batch=True)
-    assert "batch" not in plain.to_dict()
-    assert marked.to_dict()["batch"] is True
-    assert Call.from_dict(json.loads(json.dumps(marked.to_dict()))) == marked
-    with pytest.raises(ValueError, match="call field 'batch' must be a boolean, got 'yes'"):
-        Call.from_dict({**marked.to_dict(), "batch": "yes"})
+    assert "batch" not in to_builtins(plain)
+    assert to_builtins(marked)["batch"] is True
+    assert from_builtins(Call, json.loads(json.dumps(to_builtins(marked)))) == marked
+    with pytest.raises(RecordError, match="batch"):
+        from_builtins(Call, {**to_builtins(marked), "batch": "yes"})
 
 
 def card_with(tmp_path: Path, **extra: object) -> Path:
@@ -86,7 +87,7 @@ def test_a_card_may_bill_batches_at_its_own_rates_per_kind_of_token(tmp_path: Pa
     cost = price(usage, card, "cheap-1", batch=True)
     # cheap-* keeps the card's cache prices; its 1-hour writes default to twice its input:
     # 500k 5-minute writes at 2.5 x 1 and 500k 1-hour writes at 2 x 0.25.
-    assert cost.to_dict() == {"input": "0.5", "cache_write": "1.5", "cache_read": "0.2",
+    assert to_builtins(cost) == {"input": "0.5", "cache_write": "1.5", "cache_read": "0.2",
                               "output": "2", "total": "4.2"}
 
 

@@ -215,6 +215,7 @@ def test_other_methods_and_paths_are_refused(backend: ReferenceBackend) -> None:
 
 def test_a_one_hour_cache_mark_lives_an_hour_and_its_write_is_reported_as_the_api_does(
         clock: FakeClock) -> None:
+    from pytest_legalbench.files.record_json import from_builtins
     from pytest_legalbench.llm.call_types import SystemBlock
     from pytest_legalbench.llm.ledger import Usage
 
@@ -227,10 +228,10 @@ def test_a_one_hour_cache_mark_lives_an_hour_and_its_write_is_reported_as_the_ap
 
     with ReferenceBackend(clock=clock) as backend:
         sdk = anthropic.Anthropic(api_key="reference", base_url=backend.base_url, max_retries=0)
-        first = Usage.from_dict(sdk.messages.create(**params("1h")).usage.model_dump())
+        first = from_builtins(Usage, sdk.messages.create(**params("1h")).usage.model_dump())
         assert first.cache_creation_input_tokens == first.cache_write_1h_tokens > 0
         clock.now += 50 * 60  # past 5 minutes, within the hour: still warm
-        again = Usage.from_dict(sdk.messages.create(**params("1h")).usage.model_dump())
+        again = from_builtins(Usage, sdk.messages.create(**params("1h")).usage.model_dump())
         assert again.cache_read_input_tokens == first.cache_creation_input_tokens
         plain = sdk.messages.create(**params(None)).usage.model_dump()
         assert plain["cache_read_input_tokens"] == first.cache_creation_input_tokens
