@@ -9,9 +9,8 @@ import argparse
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from pytest_legalbench.commands.common import Progress, UsageProblem
 

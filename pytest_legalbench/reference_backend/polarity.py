@@ -29,18 +29,19 @@ from collections.abc import Iterable
 from pytest_legalbench.reference_backend.lexical import STOP_WORDS, stem
 
 #: Verbs a yes/no question opens with.
-AUXILIARIES = frozenset(
-    "is are was were does do did has have had may can could must shall will would should"
-    .split())
+AUXILIARIES = frozenset([
+    "is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "may", "can",
+    "could", "must", "shall", "will", "would", "should"])
 #: Words that negate the content word after them.
-NEGATORS = frozenset("not no non never neither nor without".split())
+NEGATORS = frozenset(["not", "no", "non", "never", "neither", "nor", "without"])
 #: Words after a negation that make it a condition rather than a denial.
-EXCEPTIONS = frozenset("without unless except save other".split())
+EXCEPTIONS = frozenset(["without", "unless", "except", "save", "other"])
 #: Question words that ask about a restriction (stemmed as the answerer stems).
-RESTRICTIONS = frozenset(stem(word) for word in (
-    "bar bars barred prohibit prohibits prohibited restrict restricts restricted restriction "
-    "restrictions prevent prevents preclude precludes forbid forbids limit limits limited "
-    "limitation cap caps capped refrain refrains").split())
+RESTRICTIONS = frozenset(stem(word) for word in [
+    "bar", "bars", "barred", "prohibit", "prohibits", "prohibited", "restrict", "restricts",
+    "restricted", "restriction", "restrictions", "prevent", "prevents", "preclude",
+    "precludes", "forbid", "forbids", "limit", "limits", "limited", "limitation", "cap", "caps",
+    "capped", "refrain", "refrains"])
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 #: "Under the agreement, does ..." and "Besides X, is ...": a leading phrase and its comma.

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pytest_legalbench.commands.cli import main
-from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.gandr.report import GANDR_RESULTS_LAYOUT
+from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.results_file import RESULTS_LAYOUT, read_run, results_json
 from pytest_legalbench.run.journal import JOURNAL_LINE, JournalError, read_journal
 from pytest_legalbench.run.stored_records import record_of
