@@ -16,6 +16,11 @@ def _p(value: float) -> str:
     return f"{value:.4g}"
 
 
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 question``, ``2 questions``."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def _deff(found: ClusteredMean, scale: float, unit: str) -> str:
     """``SE 5.2 points, clustered 5.4 (design effect 1.08)``."""
     effect = found.design_effect
@@ -33,12 +38,14 @@ def statistics_lines(found: RunStatistics) -> list[str]:
     many = len(found.comparisons) > 1
     corrected = (f"; Holm-corrected over {len(found.comparisons)} comparisons" if many
                  else "")
-    lines = [(f"statistics: {found.questions} document-bound questions in {found.clusters} "
-              f"transaction sets, {found.controls} controls; {found.confidence:.0%} "
-              f"intervals, exact p-values{corrected}")]
+    lines = [(f"statistics: {_count(found.questions, 'document-bound question')} in "
+              f"{_count(found.clusters, 'transaction set')}, "
+              f"{_count(found.controls, 'control')}; {found.confidence:.0%} intervals, exact "
+              f"p-values{corrected}")]
     if found.clusters < MIN_TRUSTED_CLUSTERS:
-        lines.append(f"  (only {found.clusters} transaction sets: the clustered errors are "
-                     f"shown, not to be trusted; {MIN_TRUSTED_CLUSTERS} or more are needed)")
+        lines.append(f"  (only {_count(found.clusters, 'transaction set')}: the clustered "
+                     f"errors are shown, not to be trusted; {MIN_TRUSTED_CLUSTERS} or more are "
+                     f"needed)")
     width = max((len(arm.arm) for arm in found.arms), default=0)
     lines.append("  accuracy by arm (standard errors plain and clustered by transaction set):")
     lines.extend(_arm_line(arm, width) for arm in found.arms)
@@ -60,7 +67,7 @@ def _arm_line(arm: ArmAccuracy, width: int) -> str:
 def _comparison_lines(comparison: ArmComparison, many: bool, power: float) -> list[str]:
     paired = comparison.paired
     facts, counts = paired.keyfacts, paired.keyfacts.counts
-    lines = [f"  {paired.first} vs {paired.second} ({counts.n} questions both scored"
+    lines = [f"  {paired.first} vs {paired.second} ({_count(counts.n, 'question')} both scored"
              + (f", {paired.keyfacts_dropped} not" if paired.keyfacts_dropped else "") + "):"]
     holm = (f", Holm p = {_p(paired.keyfacts_p_holm)}"
             if many and paired.keyfacts_p_holm is not None else "")
