@@ -19,6 +19,10 @@ cache folder (``LEGALBENCH_CACHE_DIR``).
   The units it embedded are counted from the cache's new vector files, and what embedding
   the units of all 510 contracts would take is the measured pace (characters per second)
   times their characters: an extrapolation, labelled as one.
+- ``--chunks`` (instead of ``--cold``) times the chunk baseline's build alone in the cache
+  given, counting the vector groups it already held: with ``--cache`` the shared cache, whose
+  unit vectors an earlier build made, this is the cold build of what was missing.
+- ``--embedding-backend`` sets the backend of every build and run (default the package's).
 - Then ``--pairs`` warm pairs: ``-n 2``, then ``-n 0``, each a fresh pytest process on the
   now-filled cache; the ratio is the median ``-n 0`` time over the median ``-n 2`` time.
 
@@ -52,10 +56,14 @@ PYCACHE = Path(tempfile.gettempdir()) / "legalbench-cuad-run-pycache"
 MODES = ("navembed", "navembed:chunks")
 
 
+#: The embedding backend of every run and build (``--embedding-backend``).
+BACKEND = [DEFAULT_EMBEDDING_BACKEND]
+
+
 def _environment(cache: Path) -> dict[str, str]:
     env = {**os.environ, "LEGALBENCH_CORPUS_DIR": str(corpus_dir()),
            "LEGALBENCH_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1",
-           "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+           "PYTHONPYCACHEPREFIX": str(PYCACHE), "LEGALBENCH_EMBEDDING_BACKEND": BACKEND[0]}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
@@ -72,6 +80,7 @@ def run_benchmark(cache: Path, sample: int, workers: int, log: Path) -> dict[str
                *(part for mode in MODES for part in ("--mode", mode)),
                "-n", str(workers), "--disable-recording"]
     load = machine_load()
+    vectors_before = vector_files(cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=REPO, env=_environment(cache), capture_output=True,
@@ -84,6 +93,8 @@ def run_benchmark(cache: Path, sample: int, workers: int, log: Path) -> dict[str
     return {"workers": workers, "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
             "cores_busy": round(cpu / seconds, 2), "rc": done.returncode,
             "last_line": last[0], "load_before": load, "load_after": machine_load(),
+            # A warm run embeds nothing: its new vector groups say whether it was.
+            "vector_groups_embedded": len(vector_files(cache) - vectors_before),
             "log": str(log)}
 
 
@@ -107,12 +118,15 @@ def build_chunks(cache: Path) -> dict[str, Any]:
                                cache_dir=cache)
     load = machine_load()
     started = time.perf_counter()
-    mode = build_mode("navembed:chunks", Corpus(tuple(documents), (), cache), ModeSettings(),
-                      None)
+    cached = len(vector_files(cache))
+    mode = build_mode("navembed:chunks", Corpus(tuple(documents), (), cache),
+                      ModeSettings(embedding_backend=BACKEND[0]), None)
     seconds = time.perf_counter() - started
     chunks = len(getattr(mode, "chunks", ()))
     characters = sum(len(d.text) for d in documents)
     return {"documents": len(documents), "chunks": chunks, "characters": characters,
+            "vector_groups_before": cached,
+            "vector_groups_embedded": len(vector_files(cache)) - cached,
             "seconds": round(seconds, 1),
             "characters_per_second": round(characters / seconds) if seconds else None,
             "load_before": load, "load_after": machine_load()}
@@ -147,16 +161,23 @@ def main() -> int:
                         default=Path(tempfile.gettempdir()) / "legalbench-cuad-run-cache")
     parser.add_argument("--cold", action="store_true",
                         help="build the vectors first, timed, in an empty cache folder")
+    parser.add_argument("--chunks", action="store_true",
+                        help="build the chunk baseline's vectors of all 510 contracts first, "
+                             "timed, in whatever cache is given (what was cached is counted)")
+    parser.add_argument("--embedding-backend", default=DEFAULT_EMBEDDING_BACKEND,
+                        help="the embedding backend of every run and build "
+                             "($LEGALBENCH_EMBEDDING_BACKEND)")
     parser.add_argument("--pairs", type=int, default=1,
                         help="warm -n 2 / -n 0 pairs (0: the cold build alone)")
     parser.add_argument("--out", type=Path, default=OUTPUT / "cuad_run.json")
     parser.add_argument("--summary", type=Path, default=OUTPUT / "cuad_run_summary.txt")
     parser.add_argument("--logs", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args()
+    BACKEND[0] = args.embedding_backend
     args.cache.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {
         "commit": commit(), "cpus": os.cpu_count(), "sample": args.sample,
-        "modes": list(MODES), "embedding_backend": DEFAULT_EMBEDDING_BACKEND,
+        "modes": list(MODES), "embedding_backend": args.embedding_backend,
         "cache": str(args.cache), "machine_load_before": machine_load(),
         "command": (f"pytest benchmarks --legalbench-profile cuad --legalbench-sample "
                     f"{args.sample} --mode navembed --mode navembed:chunks -n 2 "
@@ -177,6 +198,9 @@ def main() -> int:
             round(units["corpus_characters"] / pace) if pace else None)
         result["cold_run_n0"] = run
         print(f"cold run (-n 0): {run}", file=sys.stderr)
+    elif args.chunks:
+        result["chunks_build"] = build_chunks(args.cache)
+        print(f"chunk vectors: {result['chunks_build']}", file=sys.stderr)
     warm: list[dict[str, Any]] = []
     if not args.pairs:
         result["machine_load_after"] = machine_load()

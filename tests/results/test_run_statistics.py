@@ -13,6 +13,7 @@ from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.run_statistics import run_statistics
 from pytest_legalbench.results.statistics_lines import statistics_lines
 from pytest_legalbench.stats.clustered import clustered_mean
+from pytest_legalbench.stats.power import paired_minimum_detectable_effect
 from tests.support.item_records import FAIL, PASS, qa_record
 
 # mcnemar_exact(10, 2) = 2 * (1 + 12 + 66) / 2**12 (SPEC section 8 gives 0.0386).
@@ -86,8 +87,10 @@ def test_the_discordance_and_minimum_detectable_effect_of_a_comparison() -> None
     found = run_statistics(_run(), ["a", "b"])
     assert found is not None
     paired = found.comparisons[0].paired
-    assert (paired.discordance.n, paired.discordance.rate) == (20, pytest.approx(0.6))
-    # Connor's paired design: at psi = 0.6 and n = 20 the detectable difference is large.
+    assert paired.discordance.n == 20
+    assert paired.discordance.rate == pytest.approx(0.6)
+    # Connor's paired design at the run's n and observed discordance: a large difference.
+    assert paired.minimum_detectable_effect == paired_minimum_detectable_effect(20, 0.6)
     assert paired.minimum_detectable_effect is not None
     assert 0.4 < paired.minimum_detectable_effect < 0.6
 
