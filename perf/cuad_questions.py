@@ -23,6 +23,7 @@ from pathlib import Path
 
 from measuring import OUTPUT, commit, corpus_dir, machine_load, peak_rss_mb
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.run.preflight import check_evidence, check_question_files
 from pytest_legalbench.spans.cuad_questions import generate_cuad_questions, write_question_set
@@ -84,7 +85,7 @@ def main() -> int:
             "categories": len(per_category),
             "per_category_min_max": [min(per_category.values()), max(per_category.values())],
         },
-        "report": report.to_dict(),
+        "report": to_builtins(report),
     }
     args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n",
                         encoding="utf-8")

@@ -42,6 +42,12 @@ DEFAULT_PASSAGE_CHARS = 2000
 #: Context window assumed for the answering model unless configured otherwise.
 DEFAULT_CONTEXT_WINDOW = 200_000
 
+#: What inject reads: the whole corpus, or only the transaction set a question is about
+#: (its documents and every document filed in the same set); ``auto`` takes the corpus when
+#: it fits the context window and the question's set when it does not.
+INJECT_SCOPES = ("auto", "corpus", "set")
+DEFAULT_INJECT_SCOPE = "auto"
+
 #: Seconds one model call may take before it counts as timed out (and is retried).
 DEFAULT_TIMEOUT_S = 120.0
 

@@ -1,5 +1,7 @@
 """``legalbench power``: how many questions a comparison of two modes needs, and the smallest
-difference a run of a given size can detect, paired and unpaired."""
+difference a run of a given size can detect, paired and unpaired: from given rates, or from a
+stored run's observed discordance (``legalbench power RUN/``), one plan per comparison the run
+made."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import argparse
 import json
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.commands.common import Progress, UsageProblem
@@ -19,7 +22,13 @@ def register(commands: Any) -> None:
     """Add the ``power`` subcommand."""
     power = commands.add_parser(
         "power", help="questions needed to detect a difference between two modes, and the "
-                      "smallest difference a run of n questions detects (paired and unpaired)")
+                      "smallest difference a run of n questions detects (paired and unpaired), "
+                      "from given rates or from a stored run's observed discordance")
+    power.add_argument("stored_run", nargs="?", type=Path, metavar="RUN",
+                       help="a report folder or its results.json: plan every comparison the "
+                            "run made from its observed discordance (the share of questions "
+                            "on which the two arms' key facts disagree) and the second arm's "
+                            "accuracy")
     power.add_argument("--effect", type=float, metavar="D",
                        help="the difference of key-fact accuracy to detect, as a share "
                             "(0.05 = 5 points); without it only the table is printed")
@@ -54,9 +63,13 @@ def _checked(args: argparse.Namespace) -> None:
         if not (value > 0.0 and top_ok) or math.isnan(value):
             interval = "(0, 1]" if closed_top else "(0, 1)"
             raise UsageProblem(f"{option} must be a share in {interval}, got {value}")
-    if args.rate is None and args.discordance is None:
-        raise UsageProblem("give --rate (the baseline accuracy), --discordance (the share of "
-                           "questions the arms disagree on), or both")
+    if args.stored_run is not None and (args.rate is not None or args.discordance is not None):
+        raise UsageProblem("a stored run gives the discordance and the baseline rate: give "
+                           "RUN, or --rate and --discordance, not both")
+    if args.stored_run is None and args.rate is None and args.discordance is None:
+        raise UsageProblem("give RUN (a stored run), --rate (the baseline accuracy), "
+                           "--discordance (the share of questions the arms disagree on), or "
+                           "both rates")
     for size in args.sizes or ():
         if size < 1:
             raise UsageProblem(f"--n must be a positive integer, got {size}")
@@ -149,13 +162,92 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
 
 
 def run_power(args: argparse.Namespace, progress: Progress) -> int:
-    """Print the plan for the given rates."""
+    """Print the plan for the given rates, or one per comparison of a stored run."""
     _checked(args)
+    sizes = args.sizes or DEFAULT_SIZES
+    if args.stored_run is not None:
+        plans = run_plans(args.stored_run, effect=args.effect, sizes=sizes, alpha=args.alpha,
+                          power=args.target_power)
+        if args.json:
+            print(json.dumps(plans))
+        else:
+            print("\n\n".join("\n".join([_observed_line(plan), *plan_lines(plan)])
+                              for plan in plans))
+        return 0
     plan = power_plan(effect=args.effect, rate=args.rate, discordance=args.discordance,
-                      sizes=args.sizes or DEFAULT_SIZES, alpha=args.alpha,
-                      power=args.target_power)
+                      sizes=sizes, alpha=args.alpha, power=args.target_power)
     if args.json:
         print(json.dumps(plan))
     else:
         print("\n".join(plan_lines(plan)))
     return 0
+
+
+def run_plans(path: Path, *, effect: float | None, sizes: Sequence[int], alpha: float,
+              power: float) -> list[dict[str, Any]]:
+    """One plan per comparison of the run stored at ``path``, from its observed discordance
+    on the document-bound questions both arms scored (its statistics, or, for a run stored
+    before they were kept, computed from its records)."""
+    from pytest_legalbench.results.results_file import ResultsFileError, read_run
+    from pytest_legalbench.results.run_statistics import run_statistics
+
+    try:
+        run = read_run(path)
+    except ResultsFileError as error:
+        raise UsageProblem(str(error)) from None
+    statistics = run.summary.statistics or run_statistics(run.records, run.header.modes)
+    comparisons = statistics.comparisons if statistics is not None else ()
+    if not comparisons:
+        raise UsageProblem(f"{path}: the run compares no two arms (it needs a mode besides "
+                           f"inject)")
+    plans = []
+    for comparison in comparisons:
+        paired = comparison.paired
+        found = paired.discordance
+        if not found.n:
+            continue
+        # The second arm is the baseline: inject, or the later of two modes.
+        rate = paired.keyfacts.second_rate
+        usable = rate if 0.0 < rate < 1.0 else None
+        if found.rate > 0.0:
+            plan = power_plan(effect=effect, rate=usable, discordance=found.rate, sizes=sizes,
+                              alpha=alpha, power=power)
+        else:
+            # Arms that never disagreed give no paired design to plan from, and an assumed
+            # discordance would pass a guess off as the run's.
+            plan = power_plan(effect=effect, rate=usable, discordance=None, sizes=sizes,
+                              alpha=alpha, power=power) if usable is not None else {
+                "alpha": alpha, "power": power, "effect": effect, "rate": None,
+                "minimum_detectable_effect": []}
+            plan = _unpaired_only(plan)
+        plan["observed"] = {"first": paired.first, "second": paired.second, "n": found.n,
+                            "first_only": found.first_only, "second_only": found.second_only,
+                            "discordance": found.rate, "difference": found.effect,
+                            "first_rate": paired.keyfacts.first_rate, "second_rate": rate}
+        plans.append(plan)
+    if not plans:
+        raise UsageProblem(f"{path}: no comparison of the run has a question both arms "
+                           f"scored")
+    return plans
+
+
+def _unpaired_only(plan: dict[str, Any]) -> dict[str, Any]:
+    """``plan`` without its paired design: the run observed no discordance."""
+    rows = [{k: v for k, v in row.items() if k != "paired"}
+            for row in plan["minimum_detectable_effect"]]
+    needed = plan.get("questions_needed")
+    return {**plan, "discordance": 0.0, "discordance_assumed": False,
+            "minimum_detectable_effect": rows if any(len(r) > 1 for r in rows) else [],
+            **({"questions_needed": {k: v for k, v in needed.items() if k != "paired"}}
+               if needed is not None else {})}
+
+
+def _observed_line(plan: dict[str, Any]) -> str:
+    seen = plan["observed"]
+    return (f"{seen['first']} vs {seen['second']}: {seen['n']:,} questions both scored, "
+            f"{seen['first_only']} right only for the first and {seen['second_only']} only "
+            f"for the second (discordance {100 * seen['discordance']:.1f}%), observed "
+            f"difference {100 * seen['difference']:+.1f} points; accuracy "
+            f"{100 * seen['first_rate']:.1f}% vs {100 * seen['second_rate']:.1f}%"
+            + ("" if seen["discordance"] else "\n(the arms never disagreed: the run gives no "
+               "paired design to plan from; give --rate and --discordance to plan one)"))

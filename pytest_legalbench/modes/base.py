@@ -10,7 +10,9 @@ from typing import Annotated, Protocol, TypeVar, cast, runtime_checkable
 from pytest_legalbench.defaults import (
     DEFAULT_ANSWER_MODEL,
     DEFAULT_EMBEDDING_BACKEND,
+    DEFAULT_INJECT_SCOPE,
     EMBEDDING_BACKENDS,
+    INJECT_SCOPES,
     MAX_SCAN_NODES,
 )
 from pytest_legalbench.files.record_json import PAIRS_AS_OBJECT
@@ -72,6 +74,9 @@ class Retrieval:
     """Counts of model selections thrown away, by reason (``invalid_ids``, ``toc_ids``);
     written as ``{reason: count}``."""
     notes: tuple[str, ...] = ()
+    scope: str = "corpus"
+    """What the arm read from: ``corpus`` (every document of the profile) or ``set`` (the
+    question's transaction set: inject when the corpus does not fit, ``modes.inject_scope``)."""
 
 
 class ModeUnavailable(Exception):
@@ -181,6 +186,9 @@ class ModeSettings:
     agent_tokens: int = 80_000
     """Most input tokens navagent's navigation turns may attend in total (estimated before
     each turn; the answering turn comes on top)."""
+    inject_scope: str = DEFAULT_INJECT_SCOPE
+    """What inject reads for a question: one of ``defaults.INJECT_SCOPES``
+    (``modes.inject_scope``)."""
 
     def __post_init__(self) -> None:
         for name in ("k", "node_cap", "payload_budget_tokens", "definitions_per_node",
@@ -197,6 +205,9 @@ class ModeSettings:
         if self.embedding_backend not in EMBEDDING_BACKENDS:
             raise ValueError(f"mode setting 'embedding_backend' is one of "
                              f"{', '.join(EMBEDDING_BACKENDS)}, got {self.embedding_backend!r}")
+        if self.inject_scope not in INJECT_SCOPES:
+            raise ValueError(f"mode setting 'inject_scope' is one of {', '.join(INJECT_SCOPES)}, "
+                             f"got {self.inject_scope!r}")
         for name in ("scan_model", "titles_model"):
             if not getattr(self, name):
                 raise ValueError(f"mode setting {name!r} must name a model")

@@ -20,11 +20,14 @@ ROOT_LOCAL_ID = "root"
 
 
 class InjectMode:
-    """The whole corpus as the answering context; one provision per document, its root."""
+    """The whole corpus as the answering context; one provision per document, its root.
+    Built on one transaction set's documents (``modes.inject_scope``), its ``scope`` says so."""
 
     name = "inject"
 
-    def __init__(self, corpus: Corpus, settings: ModeSettings) -> None:
+    def __init__(self, corpus: Corpus, settings: ModeSettings, *,
+                 scope: str = "corpus") -> None:
+        self.scope = scope
         try:
             self.context: InjectContext = inject_context(corpus.documents,
                                                          settings.context_window)
@@ -39,7 +42,7 @@ class InjectMode:
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """Return every document as a provision: the question does not change what is sent."""
         return Retrieval(mode=self.name, provisions=self._provisions,
-                         payload_tokens=self._payload)
+                         payload_tokens=self._payload, scope=self.scope)
 
 
 def _root_provision(document: Document, index: DocumentIndex | None) -> Provision:

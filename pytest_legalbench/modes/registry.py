@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings
+from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.names import parse_mode
 
 if TYPE_CHECKING:
@@ -17,6 +17,12 @@ def build_mode(spec: str, corpus: Corpus, settings: ModeSettings,
     if name == "inject":
         from pytest_legalbench.modes.inject import InjectMode
 
+        if settings.inject_scope == "set":
+            # A benchmark item knows its question's documents (modes.inject_scope); a mode
+            # built for questions asked on their own has no set to read.
+            raise ModeUnavailable(name, "the inject scope 'set' reads the transaction set of "
+                                        "a question's documents, and a question asked on its "
+                                        "own names none (use the scope corpus or auto)")
         return InjectMode(corpus, settings)
     if name == "navindex":
         from pytest_legalbench.modes.navigate import NavindexMode

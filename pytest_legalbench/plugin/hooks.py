@@ -25,8 +25,10 @@ from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, WORKER_INPUT, la
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.preflight_hooks import checked_cases
 from pytest_legalbench.plugin.session_start import (
+    QUESTIONS_KEY,
     SETTINGS_KEY,
     StartError,
+    session_questions,
     session_settings,
     start_benchmark,
 )
@@ -118,7 +120,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if problem is not None:
         # Raised outside the handler: a collection error shows its message alone.
         raise pytest.Collector.CollectError(problem)
-    cases, invalid = checked_cases(metafunc.config, settings)
+    cases, invalid = checked_cases(metafunc.config, settings,
+                                   metafunc.config.stash[QUESTIONS_KEY])
     for area in sorted({area_marker(c.question.practice_area) for c in cases}):
         # Practice areas come from the question files, so their markers are registered here.
         metafunc.config.addinivalue_line("markers", f"{area}: a question of that practice area")
@@ -182,19 +185,31 @@ def _without_record(report: pytest.TestReport, config: pytest.Config) -> pytest.
     return report
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
     settings = config.stash.get(SETTINGS_KEY, None)
-    return None if settings is None else _settings_line(settings)
+    return None if settings is None else _settings_lines(config, settings)
 
 
-def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str] | None:
     # A session started by its benchmark items had no settings for pytest's header: its line
     # follows the collection instead (and, like the header, not under -q).
     settings = config.stash.get(SETTINGS_KEY, None)
     if (settings is None or not config.stash.get(STARTED_BY_ITEMS_KEY, False)
             or config.get_verbosity() < 0):
         return None
-    return _settings_line(settings)
+    return _settings_lines(config, settings)
+
+
+def _settings_lines(config: pytest.Config, settings: Settings) -> list[str]:
+    lines = [_settings_line(settings)]
+    source = config.stash.get(QUESTIONS_KEY, None)
+    if source is not None:
+        size = source.size
+        sample = (f", a sample of {min(settings.sample, size):,} of {size:,}"
+                  if settings.sample is not None else f" ({size:,})")
+        lines.append(f"legalbench: questions {source.label()}{sample}; inject scope "
+                     f"{settings.mode_settings.inject_scope}")
+    return lines
 
 
 def _settings_line(settings: Settings) -> str:
@@ -219,21 +234,26 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         # started no session: its settings are read now, as the workers read them.
         try:
             settings = session_settings(config)
+            questions = session_questions(config, settings)
         except StartError as error:
             terminalreporter.write_line(f"legalbench: no summary: {error}")
             return
-        journal = late_journal(config, settings)
+        journal = late_journal(config, settings, questions)
     progress = journal.progress() if journal is not None else None
     if not records and (progress is None or not progress.partial):
         return
+    from pytest_legalbench.results.run_header import QuestionSelection
     from pytest_legalbench.run.session_end import SessionEnd, finish_session
 
     report_dir = settings.report_dir or (journal.folder if journal and journal.report else None)
+    source = config.stash.get(QUESTIONS_KEY, None)
+    selection = None if source is None else QuestionSelection(
+        source.origin, source.digest, source.size, settings.sample)
     end = SessionEnd(report_dir=report_dir, base_url=settings.base_url,
                      answer_model=settings.answer_model, profile=settings.profile,
                      corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir,
                      questions_dir=settings.questions_dir, judge=settings.judge,
-                     progress=progress)
+                     progress=progress, modes=settings.modes, selection=selection)
     lines = finish_session(records, end) if records else ["", f"legalbench: {end.partial}"]
     if journal is not None and end.partial:
         lines.append(f"run journal: {journal.journal} (run the rest with "

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_legalbench.files.locations import manifests_dir, prompts_dir, question_sets_dir
+from pytest_legalbench.files.locations import manifests_dir, prompts_dir
 from pytest_legalbench.llm.backend import resolve_backend
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.fingerprint import run_fingerprint
@@ -22,6 +22,9 @@ from pytest_legalbench.run.journal import JournalError
 from pytest_legalbench.run.journal_session import JournalSession, join_run, open_run
 from pytest_legalbench.run.run_folder import run_place
 
+if TYPE_CHECKING:
+    from pytest_legalbench.run.question_source import QuestionSource
+
 JOURNAL_KEY = pytest.StashKey[JournalSession]()
 #: The xdist run id a controller that started no benchmark saw its workers get.
 RUN_UID_KEY = pytest.StashKey[str]()
@@ -29,7 +32,8 @@ RUN_UID_KEY = pytest.StashKey[str]()
 WORKER_INPUT = "legalbench_journal"
 
 
-def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
+def open_journal(config: pytest.Config, settings: Settings,
+                 questions: QuestionSource) -> JournalSession:
     """The session's run journal: joined on an xdist worker whose controller opened it,
     opened (or resumed) elsewhere; JournalError when it cannot be."""
     workerinput = getattr(config, "workerinput", {})
@@ -42,13 +46,14 @@ def open_journal(config: pytest.Config, settings: Settings) -> JournalSession:
     place = run_place(report_dir=settings.report_dir, resume_dir=settings.resume_dir,
                       cache_dir=settings.cache_dir, shared_name=shared)
     try:
-        return open_run(place, _fingerprint(settings), report=settings.report_dir is not None,
-                        run=shared)
+        return open_run(place, _fingerprint(settings, questions),
+                        report=settings.report_dir is not None, run=shared)
     except OSError as error:
         raise JournalError(f"{place.journal}: cannot be read ({error.strerror})") from None
 
 
-def late_journal(config: pytest.Config, settings: Settings) -> JournalSession | None:
+def late_journal(config: pytest.Config, settings: Settings,
+                 questions: QuestionSource) -> JournalSession | None:
     """On an xdist controller that started no benchmark while its workers ran benchmark
     items: the run those workers opened, read at the session's end; None elsewhere."""
     shared = _shared_run(config.stash.get(RUN_UID_KEY, None))
@@ -56,14 +61,14 @@ def late_journal(config: pytest.Config, settings: Settings) -> JournalSession | 
         return None
     place = run_place(report_dir=None, resume_dir=None, cache_dir=settings.cache_dir,
                       shared_name=shared)
-    return open_run(place, _fingerprint(settings), report=False, run=shared)
+    return open_run(place, _fingerprint(settings, questions), report=False, run=shared)
 
 
 def _shared_run(testrunuid: object) -> str | None:
     return f"xdist-{testrunuid}"[:18] if isinstance(testrunuid, str) and testrunuid else None
 
 
-def _fingerprint(settings: Settings) -> Any:
+def _fingerprint(settings: Settings, questions: QuestionSource) -> Any:
     backend = resolve_backend(settings.backend, os.environ)
     base_url = settings.base_url or backend.base_url
     return run_fingerprint(
@@ -73,7 +78,7 @@ def _fingerprint(settings: Settings) -> Any:
         judge=settings.judge, retrieval=dataclasses.asdict(settings.mode_settings),
         gandr=settings.gandr, repeats=settings.repeats, prompts=prompts_dir(),
         corpus=settings.docs_dir or manifests_dir() / f"{settings.profile}.yaml",
-        questions=settings.questions_dir or question_sets_dir() / settings.profile)
+        questions=questions.folder, questions_digest=questions.digest)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -13,11 +13,13 @@ from pytest_legalbench.defaults import (
     CACHE_ENV,
     CORPUS_ENV,
     DEFAULT_ANSWER_MODEL,
+    DEFAULT_INJECT_SCOPE,
     DEFAULT_JUDGE_MODEL,
     DEFAULT_PROFILE,
     DEFAULT_REPEATS,
     DEFAULT_TIMEOUT_S,
     EMBEDDING_BACKENDS,
+    INJECT_SCOPES,
 )
 from pytest_legalbench.llm.server_identity import AUTO, KIND_CHOICES
 from pytest_legalbench.modes.base import ModeSettings
@@ -122,6 +124,10 @@ OPTIONS = (
            "resume the run whose journal is in DIR (a report folder, or the run folder an "
            "interrupted run printed): items it finished under the same settings are not run "
            "again", in_ini=False, metavar="DIR"),
+    Option("sample", "--legalbench-sample", "LEGALBENCH_SAMPLE",
+           "run a deterministic sample of N questions instead of the whole set, stratified by "
+           "question category (and control or not) and spread over contract families; the "
+           "same N always draws the same questions. Default: every question", metavar="N"),
 )
 
 #: The retrieval settings (``ModeSettings`` fields), shared by every mode.
@@ -161,6 +167,12 @@ RETRIEVAL_OPTIONS = (
     Option("agent_tokens", "--legalbench-agent-tokens", "LEGALBENCH_AGENT_TOKENS",
            f"input tokens navagent's navigation turns may attend in total (the answering "
            f"turn comes on top). Default: {_DEFAULTS.agent_tokens}", cli="--agent-tokens"),
+    Option("inject_scope", "--legalbench-inject-scope", "LEGALBENCH_INJECT_SCOPE",
+           f"what inject reads for a question: {', '.join(INJECT_SCOPES)} (corpus: every "
+           f"document of the profile; set: the documents of the question's transaction set; "
+           f"auto: the corpus when it fits the context window, else the set). The retrieval "
+           f"modes always search the whole profile. Default: {DEFAULT_INJECT_SCOPE}",
+           cli="--inject-scope", metavar="SCOPE"),
 )
 
 #: The settings that choose where model calls go, in the order the ``legalbench`` command

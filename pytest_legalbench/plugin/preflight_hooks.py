@@ -5,27 +5,38 @@ in ``run.preflight``; the report folder is checked when the session starts
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from pytest_legalbench.files.locations import question_sets_dir
 from pytest_legalbench.ingest.document import CorpusError, Document
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case, InvalidQuestion
 from pytest_legalbench.run.preflight import check_evidence, check_question_files, problems_text
 
+if TYPE_CHECKING:
+    from pytest_legalbench.run.question_source import QuestionSource
+
 #: The documents the checks read, kept for the session's fixtures (one read per process).
 DOCUMENTS_KEY = pytest.StashKey[tuple[Document, ...]]()
 
 
-def checked_cases(config: pytest.Config,
-                  settings: Settings) -> tuple[list[Case], list[InvalidQuestion]]:
-    """The items (question x mode) after checking every question file and, unless only
-    collecting, the corpus and every evidence quote; problems are one collection error
-    listing them all, or, with --legalbench-skip-invalid, one invalid entry per file."""
-    folder = settings.questions_dir or question_sets_dir() / settings.profile
-    checked = check_question_files(folder)
+def checked_cases(config: pytest.Config, settings: Settings,
+                  source: QuestionSource) -> tuple[list[Case], list[InvalidQuestion]]:
+    """The items (question x mode) after checking every question file (of the sample, with
+    --legalbench-sample) and, unless only collecting, the corpus and every evidence quote;
+    problems are one collection error listing them all, or, with
+    --legalbench-skip-invalid, one invalid entry per file."""
+    from pytest_legalbench.run.question_source import sampled_files, sampled_questions
+
+    files = sampled_files(source, settings.sample)
+    checked = check_question_files(source.folder, files)
     problems = list(checked.problems)
     questions = list(checked.questions)
+    if files is None and settings.sample is not None:
+        # No catalogue: the sample is drawn from the questions read.
+        questions = list(sampled_questions(questions, settings.sample,
+                                           None if settings.docs_dir else settings.profile))
     if not config.option.collectonly and questions:
         texts = {d.doc_id: d.text for d in _documents(config, settings)}
         found = check_evidence(questions, texts)

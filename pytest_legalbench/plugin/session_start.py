@@ -10,10 +10,13 @@ usage error or a collection error.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_legalbench.ingest.document import CorpusError
 from pytest_legalbench.ingest.manifest import available_profiles
+from pytest_legalbench.ingest.questions import QuestionFileError
 from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.benchmark_request import GANDR_DEST, GANDR_INI, MODE_DEST, MODE_INI
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
@@ -25,7 +28,12 @@ from pytest_legalbench.run.journal import JournalError
 from pytest_legalbench.run.preflight import check_report_folder
 from pytest_legalbench.run.process_exit import exit_quickly
 
+if TYPE_CHECKING:
+    from pytest_legalbench.run.question_source import QuestionSource
+
 SETTINGS_KEY = pytest.StashKey[Settings]()
+#: Where the session's questions come from (a generated set is made on the first start).
+QUESTIONS_KEY = pytest.StashKey["QuestionSource"]()
 #: Settings whose value is a folder: relative in an ini file, relative to that file's folder.
 _FOLDER_SETTINGS = ("corpus_dir", "cache_dir", "report", "questions", "docs", "embedding_model",
                     "cross_encoder")
@@ -75,7 +83,8 @@ def start_benchmark(config: pytest.Config) -> Settings:
         if problem is not None:
             raise StartError(str(problem))
     try:
-        journal = open_journal(config, settings)
+        questions = session_questions(config, settings)
+        journal = open_journal(config, settings, questions)
     except JournalError as error:
         raise StartError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
@@ -85,3 +94,20 @@ def start_benchmark(config: pytest.Config) -> Settings:
     config.pluginmanager.register(BenchmarkXdist(settings.modes), "legalbench-xdist")
     share_cores_late(config)
     return settings
+
+
+def session_questions(config: pytest.Config, settings: Settings) -> QuestionSource:
+    """Where the session's questions come from, found (or generated) once per process;
+    StartError when the profile has none or its set cannot be generated."""
+    # Imported here: finding a generated set reads the spans stage, which a session that
+    # starts no benchmark never needs.
+    from pytest_legalbench.run.question_source import question_source
+
+    if QUESTIONS_KEY not in config.stash:
+        try:
+            config.stash[QUESTIONS_KEY] = question_source(
+                settings.profile, settings.questions_dir, corpus_dir=settings.corpus_dir,
+                cache_dir=settings.cache_dir)
+        except (CorpusError, QuestionFileError) as error:
+            raise StartError(f"questions: {error}") from None
+    return config.stash[QUESTIONS_KEY]

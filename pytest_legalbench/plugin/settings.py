@@ -25,6 +25,7 @@ from pytest_legalbench.defaults import (
     DEFAULT_PROFILE,
     DEFAULT_REPEATS,
     EMBEDDING_BACKENDS,
+    INJECT_SCOPES,
     JUDGES,
 )
 from pytest_legalbench.gandr.settings import with_overrides
@@ -53,7 +54,7 @@ _COUNTS = frozenset(f.name for f in fields(ModeSettings) if f.type in ("int", in
 #: ``ModeSettings`` fields that name a local folder.
 _FOLDERS = frozenset({"embedding_model", "cross_encoder"})
 #: ``ModeSettings`` fields that take one of a few names.
-_CHOICES = {"embedding_backend": EMBEDDING_BACKENDS}
+_CHOICES = {"embedding_backend": EMBEDDING_BACKENDS, "inject_scope": INJECT_SCOPES}
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class Settings:
     """The reference backend's fault spec (``reference_backend.faults``); None: no faults."""
     max_cost: Decimal | None = None
     """Dollars the run may spend (``llm.cost_guard``); None: no limit."""
+    sample: int | None = None
+    """Questions of the run's stratified sample (``run.question_source``); None: all."""
 
 
 def resolve_backend_choice(chosen: Chosen | None) -> str | None:
@@ -185,6 +188,7 @@ def resolve_settings(
         skip_invalid=switch_of(chosen["skip_invalid"]), resume_dir=path_of(chosen["resume"]),
         repeats=_repeats(chosen["repeats"]), gandr=_gandr(gandr, gandr_from),
         faults=None if faults is None else faults.text, max_cost=dollars_of(chosen["max_cost"]),
+        sample=None if chosen["sample"] is None else count_of(chosen["sample"]),
         mode_settings=resolve_mode_settings(cli, ini, env, answer_model=answer_model))
 
 

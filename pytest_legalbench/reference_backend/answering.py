@@ -19,6 +19,7 @@ from itertools import pairwise
 from pytest_legalbench.llm.prompts import REFUSAL
 from pytest_legalbench.reference_backend.clauses import clause_map
 from pytest_legalbench.reference_backend.lexical import content_terms, split_sentences
+from pytest_legalbench.reference_backend.polarity import affirms
 from pytest_legalbench.reference_backend.prompt_parts import (
     find_documents,
     find_provisions,
@@ -162,9 +163,11 @@ def extractive_answer(request: MessagesRequest) -> str:
 
 def answer_from(question: str, candidates: list[Passage],
                 titles: Mapping[str, str] | None = None) -> str:
-    """The best passages for ``question``, each quoted with its citation; the refusal
-    sentence when none passes."""
+    """The best passages for ``question``, each quoted with its citation, opened by "Yes."
+    when the question asks for a yes or a no and the passages affirm it
+    (``reference_backend.polarity``); the refusal sentence when none passes."""
     chosen = rank(question, candidates, titles)
     if not chosen:
         return REFUSAL
-    return "\n".join(f"{_quote(p.text)} [{p.doc_id}] {p.clause}" for p in chosen)
+    quoted = "\n".join(f"{_quote(p.text)} [{p.doc_id}] {p.clause}" for p in chosen)
+    return f"Yes. {quoted}" if affirms(question, (p.text for p in chosen)) else quoted

@@ -13,6 +13,8 @@ from pytest_legalbench.results.recall_chart import recall_points, recall_svg
 from pytest_legalbench.results.reported_rate import ReportedRate
 from pytest_legalbench.results.results_file import StoredRun
 from pytest_legalbench.results.run_header import RunHeader
+from pytest_legalbench.results.run_statistics import RunStatistics
+from pytest_legalbench.results.statistics_lines import statistics_lines
 from pytest_legalbench.results.summary import ModeSummary
 from pytest_legalbench.results.verdict_split import VerdictSplit
 
@@ -36,7 +38,9 @@ def header_html(header: RunHeader) -> str:
             ("price card", header.price_card),
             ("corpus", (f"profile {corpus.profile}, {corpus.documents} documents, sha256 "
                        f"{corpus.digest[:16]}")),
-            ("questions", header.questions), ("modes", ", ".join(header.modes) or _NONE),
+            ("questions", header.questions),
+            *((("question set", header.selection.text()),) if header.selection else ()),
+            ("modes", ", ".join(header.modes) or _NONE),
             ("judge", header.judge), ("date", header.date),
             ("pytest-legalbench", header.package_version)]
     body = "".join(f"<dt>{escape(name)}</dt><dd>{escape(value)}</dd>" for name, value in rows)
@@ -105,13 +109,37 @@ def mode_html(entry: ModeSummary) -> str:
               f"{format_usd(cost.mode)}, judge {format_usd(cost.judge)}")]
     if entry.crossover is not None:
         lines.append(f"crossover: {escape(entry.crossover.explanation)}")
+    if entry.scopes is not None:
+        lines.append(f"read: inject {escape(_READ.get(entry.scopes.inject, entry.scopes.inject))}"
+                     f"; {escape(mode)} {escape(_READ.get(entry.scopes.mode, entry.scopes.mode))}")
+    if entry.errors is not None:
+        lines.append(f"error classes, {escape(mode)}: {escape(entry.errors.mode.text())}")
+        if mode != "inject":
+            lines.append(f"error classes, inject: {escape(entry.errors.inject.text())}")
     parts.append("<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul></div>")
     return "".join(parts)
 
 
+_READ = {"corpus": "the whole corpus", "set": "each question's transaction set",
+         "mixed": "the corpus or the question's set (items differ)"}
+
+
+def statistics_html(statistics: RunStatistics | None) -> str:
+    """The run's paired statistics, as the terminal prints them."""
+    if statistics is None or not statistics.comparisons:
+        return ""
+    text = "\n".join(statistics_lines(statistics))
+    return (f'<h3>Paired statistics</h3><p class="muted">Every two arms compared on the same '
+            f'questions: differences with 95% intervals, exact p-values (Holm-corrected when '
+            f'several comparisons are made), standard errors clustered by transaction set and '
+            f'the smallest difference the run detects.</p>'
+            f'<pre class="statistics">{escape(text)}</pre>')
+
+
 def summary_html(run: StoredRun) -> str:
-    """The summary section: a card per mode, then the recall charts."""
+    """The summary section: a card per mode, the paired statistics, then the recall charts."""
     cards = "".join(mode_html(entry) for entry in run.summary.modes)
+    cards_end = statistics_html(run.summary.statistics)
     svg = recall_svg(recall_points(run.records))
     charts = (f'<h3>Evidence recall against payload</h3><p class="muted">One point per '
               f'document-bound item, the cross at the mode\'s mean; inject is left out (it '
@@ -119,7 +147,8 @@ def summary_html(run: StoredRun) -> str:
     return (f'<section id="summary"><h2>Summary</h2><p class="muted">Rates with exact 95% '
             f'Clopper-Pearson intervals. Ties and wins are split by the key-fact score of both '
             f'answers; a tie whose answers differ, or a win of an answer failing key facts, '
-            f'is worth auditing.</p><div class="modes">{cards}</div>{charts}</section>')
+            f'is worth auditing.</p><div class="modes">{cards}</div>{cards_end}{charts}'
+            f'</section>')
 
 
 def warnings_html(warnings: Sequence[str]) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pytest_legalbench.files.record_json import derived
 from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.results.error_attribution import attribute
 from pytest_legalbench.results.retrieved import ProvisionSpan, QuoteCheck
 
 
@@ -25,9 +27,10 @@ class KeyFacts:
     correct: bool
 
 
+@derived(error_class="error_class", inject_error_class="inject_error_class")
 @dataclass(frozen=True)
 class ItemRecord:
-    """Everything one item measured."""
+    """Everything one item measured (written with each arm's error class)."""
 
     question_id: str
     kind: str
@@ -64,6 +67,33 @@ class ItemRecord:
     inject-only run), in the mode's order. Empty in records written before it was kept."""
     evidence: tuple[QuoteCheck, ...] = ()
     """Each evidence quote of the question, found or missed in those provisions."""
+    transaction_set: str = ""
+    """The transaction set(s) of the question's documents, joined by ``+``: the cluster the
+    run's statistics group the question in. Empty in records written before it was kept
+    (each question then is a cluster of its own)."""
+    inject_scope: str = "corpus"
+    """What inject's answer read: ``corpus`` (every document) or ``set`` (the question's
+    transaction set; ``modes.inject_scope``)."""
+    mode_scope: str = "corpus"
+    """What the mode searched: ``corpus`` for every retrieval mode (the whole profile);
+    inject's scope in an inject-only run."""
+    inject_recall: float | None = None
+    """Share of the evidence quotes in what inject read; None for a control, and in records
+    written before it was kept."""
+
+    @property
+    def error_class(self) -> str:
+        """The mode's answer classed (``results.error_attribution``): right, retrieval miss,
+        reading miss or unscored; a control's declined or not."""
+        facts = self.keyfacts_mode if self.mode_answer is not None else self.keyfacts_inject
+        return attribute(None if facts is None else facts.correct, self.evidence_recall,
+                         control=self.out_of_scope)
+
+    @property
+    def inject_error_class(self) -> str:
+        """Inject's answer classed the same way, over what inject read."""
+        return attribute(self.keyfacts_inject.correct, self.inject_recall,
+                         control=self.out_of_scope)
 
     @property
     def out_of_scope(self) -> bool:

@@ -30,6 +30,7 @@ from pytest_legalbench.results.run_header import (
     report_date,
     sorted_modes,
 )
+from pytest_legalbench.results.statistics_lines import statistics_lines
 from pytest_legalbench.results.summary import Summary
 from pytest_legalbench.results.verdict_split import audit_flag, split_verdicts
 from pytest_legalbench.results.verdicts_file import VERDICTS_FILE, verdicts_csv
@@ -130,6 +131,10 @@ def _report_markdown(records: Sequence[ItemRecord], summary: Summary, backend: s
         lines += _split_table(chosen, mode)
     if not records:
         lines += ["", "No items were recorded."]
+    if summary.statistics is not None and summary.statistics.comparisons:
+        # The terminal's block, as printed: the compact form reads better than nested lists.
+        lines += ["", "## Statistics", "", "```text", *statistics_lines(summary.statistics),
+                  "```"]
     lines += ["", "## Summary", ""]
     lines += summary_markdown(summary)
     return "\n".join(lines) + "\n"

@@ -8,8 +8,9 @@ span) and ``texts``, the retrieved stretches of each document, each character on
 readers of the first layout. The file is ``StoredRun``'s JSON layout (``files.record_json``),
 and its JSON Schema is generated from it (``commands.schema``).
 
-Version 1 (``format_version``, before the layout was published) is read by migrating it;
-files of the first layout, with no header, read back with ``unknown`` in its fields.
+Version 1 (``format_version``, before the layout was published) and version 2 (before the
+paired statistics, the arms' scopes and the error classes) are read by migrating them; files
+of the first layout, with no header, read back with ``unknown`` in its fields.
 """
 
 from __future__ import annotations
@@ -114,8 +115,25 @@ def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
             "texts": layout.get("texts") or {}}
 
 
-#: The layout this build writes (version 2) and the older one it reads.
-RESULTS_LAYOUT = VersionedFile(RESULTS_FILE, 2, {1: _from_version_1},
+def _from_version_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 in version 3's layout: what version 3 added reads as not measured (no
+    statistics, no scopes or error classes per mode; each record's inject read the corpus,
+    its question a cluster of its own, inject's recall unknown)."""
+    summary = dict(data.get("summary") or {})
+    summary.setdefault("statistics", None)
+    modes = summary.get("modes")
+    if isinstance(modes, Mapping):
+        summary["modes"] = {name: {"scopes": None, "errors": None, **entry}
+                            if isinstance(entry, Mapping) else entry
+                            for name, entry in modes.items()}
+    header = data.get("run")
+    if isinstance(header, Mapping):
+        header = {"selection": None, **header}
+    return {**data, "summary": summary, "run": header}
+
+
+#: The layout this build writes (version 3) and the older ones it reads.
+RESULTS_LAYOUT = VersionedFile(RESULTS_FILE, 3, {1: _from_version_1, 2: _from_version_2},
                                legacy_key="format_version", unversioned=1)
 
 

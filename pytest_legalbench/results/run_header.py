@@ -40,6 +40,27 @@ def corpus_identity(profile: str, texts: Mapping[str, str]) -> CorpusIdentity:
 
 
 @dataclass(frozen=True)
+class QuestionSelection:
+    """Which questions a run drew: its set (a generated set by its digest) and its sample."""
+
+    origin: str
+    """``packaged``, ``given`` (a folder named by the user) or ``generated``."""
+    digest: str | None
+    """A generated set's SHA-256 digest over every question file's name and text."""
+    available: int
+    """Questions in the set."""
+    sample: int | None
+    """The size of the stratified sample asked for (``--legalbench-sample``); None: all."""
+
+    def text(self) -> str:
+        """``generated set 3973d6f4..., a sample of 300 of 18,972``."""
+        named = f"generated set {self.digest}" if self.digest else self.origin
+        if self.sample is None:
+            return f"{named}, all {self.available:,} questions"
+        return f"{named}, a sample of {min(self.sample, self.available):,} of {self.available:,}"
+
+
+@dataclass(frozen=True)
 class RunHeader:
     """The facts a report opens with."""
 
@@ -58,6 +79,8 @@ class RunHeader:
     package_version: str
     notes: tuple[str, ...] = field(default=())
     """Caveats a reader needs (the reference backend is not a language model, ...)."""
+    selection: QuestionSelection | None = None
+    """The question set and sample the run drew; None when the run did not say."""
 
     @property
     def partial(self) -> bool:

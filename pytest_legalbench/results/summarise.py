@@ -16,9 +16,18 @@ from pytest_legalbench.results.crossover import (
     navigate_verdict,
     navindex_verdict,
 )
+from pytest_legalbench.results.error_attribution import ArmErrors, count_classes
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.reported_rate import ReportedRate
-from pytest_legalbench.results.summary import Costs, Footprint, KeyFactRates, ModeSummary, Summary
+from pytest_legalbench.results.run_statistics import run_statistics
+from pytest_legalbench.results.summary import (
+    ArmScopes,
+    Costs,
+    Footprint,
+    KeyFactRates,
+    ModeSummary,
+    Summary,
+)
 from pytest_legalbench.results.verdict_split import split_verdicts
 
 
@@ -83,20 +92,33 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
                    mode=price_calls(mode_calls, card).total,
                    judge=price_calls([c for r in records for c in r.judge_calls], card).total),
         payload_tokens_mean=round(fmean(r.payload_tokens for r in records), 1),
-        crossover=crossover)
+        crossover=crossover, scopes=arm_scopes(records),
+        errors=ArmErrors(mode=count_classes(r.error_class for r in records),
+                         inject=count_classes(r.inject_error_class for r in records)))
+
+
+def arm_scopes(records: Sequence[ItemRecord]) -> ArmScopes:
+    """What the inject arm and the mode of ``records`` read (``mixed`` when items differ)."""
+    def one(scopes: set[str]) -> str:
+        return scopes.pop() if len(scopes) == 1 else "mixed"
+
+    return ArmScopes(inject=one({r.inject_scope for r in records}),
+                     mode=one({r.mode_scope for r in records}))
 
 
 def summarise(records: Iterable[ItemRecord], card: PriceCard, *, backend: str,
-              models: Mapping[str, str]) -> Summary:
-    """The whole session's summary: one entry per mode, in mode-name order."""
+              models: Mapping[str, str], order: Sequence[str] = ()) -> Summary:
+    """The whole session's summary: one entry per mode, in mode-name order, and the paired
+    statistics (its comparisons in ``order``, the order the run named its modes)."""
+    found = sorted(records, key=lambda r: (r.mode, r.question_id))
     by_mode: dict[str, list[ItemRecord]] = {}
-    for record in sorted(records, key=lambda r: (r.mode, r.question_id)):
+    for record in found:
         by_mode.setdefault(record.mode, []).append(record)
     calls = [c for found in by_mode.values() for r in found
              for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)]
     return Summary(backend=backend, models=dict(models), price_card=card.label,
-                   modes=tuple(summarise_mode(found, card) for found in by_mode.values()),
-                   unreported=unreported_usage(calls))
+                   modes=tuple(summarise_mode(group, card) for group in by_mode.values()),
+                   unreported=unreported_usage(calls), statistics=run_statistics(found, order))
 
 
 def unreported_usage(calls: Iterable[Call]) -> tuple[str, ...]:

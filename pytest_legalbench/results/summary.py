@@ -19,7 +19,9 @@ from typing import Annotated
 from pytest_legalbench.files.record_json import OMIT_EMPTY, OMIT_NONE, KeyedBy, derived, renamed
 from pytest_legalbench.judging.pairing import Tally
 from pytest_legalbench.results.crossover import CrossoverVerdict
+from pytest_legalbench.results.error_attribution import ArmErrors
 from pytest_legalbench.results.reported_rate import ReportedRate
+from pytest_legalbench.results.run_statistics import RunStatistics
 from pytest_legalbench.results.verdict_split import VerdictSplit
 
 
@@ -65,6 +67,15 @@ class Costs:
 
 
 @dataclass(frozen=True)
+class ArmScopes:
+    """What each arm of a mode's items read: ``corpus`` (every document of the profile) or
+    ``set`` (each question's transaction set); ``mixed`` when its items differ."""
+
+    inject: str
+    mode: str
+
+
+@dataclass(frozen=True)
 class ModeSummary:
     """One mode's result over its items."""
 
@@ -89,6 +100,11 @@ class ModeSummary:
     payload_tokens_mean: float
     crossover: CrossoverVerdict | None
     """The caching break-even; None for inject alone and for a mode that made no calls."""
+    scopes: ArmScopes | None = None
+    """What inject and the mode read; None in summaries written before it was kept."""
+    errors: ArmErrors | None = None
+    """The mode's answers and inject's classed by error (``results.error_attribution``);
+    None in summaries written before it was kept."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +121,9 @@ class Summary:
                                         metadata=renamed("usage_not_reported", OMIT_EMPTY))
     """Usage fields some server left out of its responses (``Call.unreported``): their
     zeros were not measured, and the summary says so instead of showing them as counts."""
+    statistics: RunStatistics | None = None
+    """The arms compared on the same questions (``results.run_statistics``); None in
+    summaries written before it was kept."""
 
     def mode(self, name: str) -> ModeSummary:
         """The summary of the mode called ``name``; KeyError when it did not run."""

@@ -8,6 +8,7 @@ from decimal import Decimal
 from pytest_legalbench.judging.pairing import Tally
 from pytest_legalbench.llm.pricing import format_usd
 from pytest_legalbench.results.reported_rate import ReportedRate
+from pytest_legalbench.results.statistics_lines import statistics_lines
 from pytest_legalbench.results.summary import ModeSummary, Summary
 from pytest_legalbench.results.verdict_split import VerdictSplit
 
@@ -23,10 +24,36 @@ def summary_lines(summary: Summary) -> list[str]:
     lines = [(f"backend {summary.backend} ({models}); price card {summary.price_card}; "
               f"rates with exact 95% Clopper-Pearson intervals")]
     lines.extend(cache_accounting_lines(summary.unreported))
+    lines.extend(scope_lines(summary))
     for entry in summary.modes:
         lines.append("")
         lines.extend(mode_lines(entry))
+    if summary.statistics is not None and summary.statistics.comparisons:
+        lines.append("")
+        lines.extend(statistics_lines(summary.statistics))
     return lines
+
+
+_READ = {"corpus": "the whole corpus", "set": "each question's transaction set",
+         "mixed": "the corpus for some questions and their transaction set for others"}
+
+
+def scope_lines(summary: Summary) -> list[str]:
+    """What each arm read: inject the corpus or each question's transaction set, the modes
+    the whole corpus (``modes.inject_scope``)."""
+    scopes = [(entry.mode, entry.scopes) for entry in summary.modes if entry.scopes is not None]
+    if not scopes:
+        return []
+    inject = sorted({found.inject for _, found in scopes})
+    modes: dict[str, list[str]] = {}
+    for mode, found in scopes:
+        if mode != "inject":
+            modes.setdefault(found.mode, []).append(mode)
+    read = inject[0] if len(inject) == 1 else "mixed"
+    parts = [f"inject read {_READ.get(read, read)}"]
+    parts += [f"{', '.join(names)} searched {_READ.get(scope, scope)}"
+              for scope, names in modes.items()]
+    return ["arms: " + "; ".join(parts)]
 
 
 def cache_accounting_lines(unreported: Sequence[str]) -> list[str]:
@@ -61,6 +88,10 @@ def mode_lines(entry: ModeSummary) -> list[str]:
     keys = entry.keyfacts
     lines.append(f"  key facts: inject {rate_text(keys.inject)}"
                  + (f"; {mode} {rate_text(keys.mode)}" if keys.mode is not None else ""))
+    if entry.errors is not None:
+        lines.append(f"  errors, {mode}: {entry.errors.mode.text()}")
+        if mode != "inject":
+            lines.append(f"  errors, inject: {entry.errors.inject.text()}")
     if entry.evidence_recall is not None:
         lines.append(f"  evidence recall {entry.evidence_recall:.3f}; mean payload "
                      f"{entry.payload_tokens_mean:,.0f} tokens")

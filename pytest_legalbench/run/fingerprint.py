@@ -51,9 +51,11 @@ def folder_digest(folder: Path, patterns: Sequence[str] = ("**/*",)) -> str:
 
 def run_fingerprint(*, modes: Sequence[str], models: Mapping[str, str], backend: str,
                     judge: str, retrieval: Mapping[str, object], gandr: Sequence[str],
-                    repeats: int, prompts: Path, corpus: Path, questions: Path) -> Fingerprint:
+                    repeats: int, prompts: Path, corpus: Path, questions: Path,
+                    questions_digest: str | None = None) -> Fingerprint:
     """The fingerprint of a run: ``corpus`` is the profile's manifest file or a documents
-    folder, ``prompts`` and ``questions`` are folders."""
+    folder, ``prompts`` and ``questions`` are folders; a generated question set is named by
+    its own digest (``questions_digest``) instead of reading its thousands of files again."""
     corpus_part = (files_digest([corpus], corpus.parent) if corpus.is_file()
                    else folder_digest(corpus))
     return Fingerprint({
@@ -65,5 +67,5 @@ def run_fingerprint(*, modes: Sequence[str], models: Mapping[str, str], backend:
         "gandr": json.dumps({"repeats": repeats, "settings": list(gandr)}),
         "prompts": folder_digest(prompts, ("*.txt",)),
         "corpus": corpus_part,
-        "questions": folder_digest(questions, ("*.yaml", "*.yml")),
+        "questions": questions_digest or folder_digest(questions, ("*.yaml", "*.yml")),
     })

@@ -86,9 +86,26 @@ class ItemEntry:
 
 #: One line of the journal, told apart by its ``kind``.
 JournalEntry = StartEntry | PlanEntry | StopEntry | ItemEntry
-#: A journal line's layout this build writes (version 2) and the older one it reads:
-#: version 1 differed only in naming its version ``v``.
-JOURNAL_LINE = VersionedFile("journal line", 2, {1: lambda line: line}, legacy_key="v")
+def _from_version_2(line: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 in version 3's layout: a QA item's record is read and written again, so it
+    holds what version 3 added (a question's transaction set, the arms' scopes and inject's
+    recall, at their defaults: not measured) and its error classes."""
+    envelope = line.get("envelope")
+    if (line.get("kind") != "item" or not isinstance(envelope, Mapping)
+            or envelope.get("product") != "qa"):
+        return line
+    # Imported here: the journal is every product's, and only this step reads a QA record.
+    from pytest_legalbench.results.item_record import ItemRecord
+
+    record = from_builtins(ItemRecord, envelope.get("record"), what="a qa record")
+    return {**line, "envelope": {**envelope, "record": to_builtins(record)}}
+
+
+#: A journal line's layout this build writes (version 3) and the older ones it reads:
+#: version 1 differed only in naming its version ``v``; version 2's QA records lacked the
+#: fields version 3 added.
+JOURNAL_LINE = VersionedFile("journal line", 3, {1: lambda line: line, 2: _from_version_2},
+                             legacy_key="v")
 
 
 @dataclass(frozen=True)

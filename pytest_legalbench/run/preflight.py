@@ -55,12 +55,13 @@ def _line_of(path: Path, pattern: str) -> int:
     return next((number for number, line in enumerate(lines, 1) if found.search(line)), 1)
 
 
-def check_question_files(folder: Path) -> QuestionSet:
-    """Read every ``*.yaml`` question of ``folder``; every invalid file and every id used
-    twice is a problem, the valid questions are kept (ordered by id)."""
+def check_question_files(folder: Path, files: Sequence[Path] | None = None) -> QuestionSet:
+    """Read every ``*.yaml`` question of ``folder`` (or only ``files``, a sample of it);
+    every invalid file and every id used twice is a problem, the valid questions are kept
+    (ordered by id)."""
     if not folder.is_dir():
         return QuestionSet((), (Problem(str(folder), "not a folder of question files"),))
-    paths = sorted(folder.glob("*.y*ml"))
+    paths = sorted(folder.glob("*.y*ml")) if files is None else sorted(files)
     if not paths:
         return QuestionSet((), (Problem(str(folder), "no question files (*.yaml) here"),))
     questions: list[Question] = []

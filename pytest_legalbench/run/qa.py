@@ -22,6 +22,7 @@ from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.prompts import REFUSAL
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable, Retrieval
+from pytest_legalbench.modes.inject_scope import ScopedInject, set_name
 from pytest_legalbench.modes.registry import build_mode
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evaluation import Scorer
@@ -77,6 +78,14 @@ class QaRunner:
         self.scorer = Scorer({d.doc_id: d.text for d in documents}, indexes)
         self._modes: dict[str, Mode | ModeUnavailable] = {}
         self._inject: dict[str, _Answer] = {}
+        self._scoped: ScopedInject | None = None
+
+    def inject_mode(self, question: Question) -> Mode:
+        """Inject as it answers ``question``: over the corpus, or over the question's
+        transaction set when the run's inject scope says so (``modes.inject_scope``)."""
+        if self._scoped is None:
+            self._scoped = ScopedInject(self.corpus, self.settings.mode_settings)
+        return self._scoped.mode_for(question.documents)
 
     def handles(self, mode: str) -> bool:
         """Whether ``mode`` is a retrieval mode (every mode that is not a GANDR system)."""
@@ -120,11 +129,13 @@ class QaRunner:
         (shared by every item of the question, whichever worker or mode needs it first)."""
         if question.id not in self._inject:
             with recorded(self.cassettes, f"{group}-{INJECT}", question.id):
-                self._inject[question.id] = self._answer(INJECT, question)
+                self._inject[question.id] = self._respond(self.inject_mode(question), question)
         return self._inject[question.id]
 
     def _answer(self, name: str, question: Question) -> _Answer:
-        mode = self.mode(name)
+        return self._respond(self.mode(name), question)
+
+    def _respond(self, mode: Mode, question: Question) -> _Answer:
         seen = len(self.client.ledger)
         # A mode that answers as it navigates (navagent) brings its answer; others are
         # answered over what they retrieved.
@@ -143,6 +154,8 @@ class QaRunner:
         scored = self.scorer.score(question, retrieval.mode, retrieval.provisions,
                                    retrieval.payload_tokens, retrieval.scan_tokens)
         judged = paired.judged if paired is not None else None
+        inject_scored = (scored if paired is None else self.scorer.score(
+            question, INJECT, inject.retrieval.provisions, inject.retrieval.payload_tokens))
         return ItemRecord(
             question_id=question.id, kind=question.kind, practice_area=question.practice_area,
             difficulty=question.difficulty, mode=retrieval.mode, question=question.question,
@@ -160,4 +173,7 @@ class QaRunner:
             payload_tokens=retrieval.payload_tokens, scan_tokens=retrieval.scan_tokens,
             inject_calls=inject.calls,
             mode_calls=paired.answer.calls if paired is not None else (),
-            judge_calls=paired.judge_calls if paired is not None else ())
+            judge_calls=paired.judge_calls if paired is not None else (),
+            transaction_set=set_name(question.documents, self.corpus.documents),
+            inject_scope=inject.retrieval.scope, mode_scope=retrieval.scope,
+            inject_recall=inject_scored.recall)

@@ -30,6 +30,7 @@ from pytest_legalbench.results.retry_lines import retry_lines
 from pytest_legalbench.results.run_header import (
     UNKNOWN,
     CorpusIdentity,
+    QuestionSelection,
     RunHeader,
     corpus_identity,
     report_date,
@@ -62,6 +63,10 @@ class SessionEnd:
     """The judging protocol asked for."""
     progress: Progress | None = None
     """How much of the run finished; None when nothing says (taken as whole)."""
+    modes: tuple[str, ...] = ()
+    """The run's modes in the order it named them (its comparisons follow it)."""
+    selection: QuestionSelection | None = None
+    """The question set and the sample the run drew."""
 
     @property
     def partial(self) -> str:
@@ -132,8 +137,10 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     records = [from_builtins(ItemRecord, raw, what="a qa record") for raw in raw_records]
     backend = _backend(records)
     models = _models(records, end.answer_model)
-    summary = summarise(records, card, backend=backend, models=models)
+    summary = summarise(records, card, backend=backend, models=models, order=end.modes)
     lines = ["", _title("legalbench summary", end), *summary_lines(summary)]
+    if end.selection is not None:
+        lines.append(f"questions: {end.selection.text()}")
     lines.extend(_server_lines({c.server for r in records
                                 for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)
                                 if c.server}))

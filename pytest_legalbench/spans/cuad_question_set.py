@@ -25,6 +25,7 @@ from types import ModuleType
 from pytest_legalbench.files.atomic_write import write_text_atomic
 from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.files.locations import manifests_dir
+from pytest_legalbench.files.record_json import from_builtins, to_builtins
 from pytest_legalbench.ingest import cuad_manifest, decoding, questions
 from pytest_legalbench.ingest.document import CorpusError
 from pytest_legalbench.judging import keyfacts
@@ -62,10 +63,14 @@ class CuadQuestionSet:
     questions: int
     controls: int
 
-    def to_dict(self) -> dict[str, object]:
-        """The record as plain builtins (for a run header)."""
-        return {"profile": PROFILE, "folder": str(self.folder), "digest": self.digest,
-                "questions": self.questions, "controls": self.controls}
+
+@dataclass(frozen=True)
+class SetRecord:
+    """``set.json``, written last into a finished set: its digest and counts."""
+
+    digest: str
+    questions: int
+    controls: int
 
 
 def input_key(corpus_dir: Path, manifest_path: Path | None = None) -> str:
@@ -89,11 +94,13 @@ def _read_set(folder: Path) -> CuadQuestionSet | None:
     """The set in ``folder`` if it is whole (its set file written and naming the folder)."""
     try:
         data = json.loads((folder / SET_FILE).read_text(encoding="utf-8"))
+        record = from_builtins(SetRecord, data)
     except (OSError, ValueError):
+        # RecordError is a ValueError: a set file that is not one marks an unfinished set.
         return None
-    if not isinstance(data, dict) or data.get("digest") != folder.name:
+    if record.digest != folder.name:
         return None
-    return CuadQuestionSet(folder, folder.name, int(data["questions"]), int(data["controls"]))
+    return CuadQuestionSet(folder, folder.name, record.questions, record.controls)
 
 
 def _pointed_set(root: Path, key: str) -> CuadQuestionSet | None:
@@ -130,9 +137,9 @@ def cuad_question_set(corpus_dir: Path, cache_dir: Path, *,
             staging = Path(tempfile.mkdtemp(prefix=".building-", dir=root))
             try:
                 write_question_set(generated, staging)
-                write_text_atomic(staging / SET_FILE, json.dumps({
-                    "digest": generated.digest, "questions": generated.report.questions,
-                    "controls": generated.report.controls}) + "\n")
+                write_text_atomic(staging / SET_FILE, json.dumps(to_builtins(SetRecord(
+                    generated.digest, generated.report.questions,
+                    generated.report.controls))) + "\n")
                 try:
                     os.replace(staging, final)
                 except OSError:

@@ -32,7 +32,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ import yaml
 
 from pytest_legalbench.files.atomic_write import write_text_atomic
 from pytest_legalbench.files.locations import manifests_dir
+from pytest_legalbench.files.record_json import derived, from_builtins, to_builtins
 from pytest_legalbench.ingest.cuad_manifest import CONTRACTS_ROOT
 from pytest_legalbench.ingest.decoding import read_document
 from pytest_legalbench.ingest.document import CorpusError, ManifestEntry
@@ -158,9 +159,13 @@ class CategoryCounts:
     located: int = 0
 
 
+@derived(unlocated_count="unlocated_count", skipped_count="skipped_count",
+         skipped_by_kind="skipped_by_kind")
 @dataclass(frozen=True)
 class CuadQuestionReport:
-    """What the generation read, made, skipped and could not locate."""
+    """What the generation read, made, skipped and could not locate (written, as
+    ``generation_report.json``, with its counts of unlocated excerpts and skipped questions,
+    and the skips per kind)."""
 
     contracts: int
     families: int
@@ -177,7 +182,7 @@ class CuadQuestionReport:
     def summary_lines(self) -> list[str]:
         """The counts as short lines for a terminal."""
         share = self.located / self.excerpts if self.excerpts else 1.0
-        reasons = self.skipped_by_kind()
+        reasons = self.skipped_by_kind
         lines = [
             (f"{self.questions} questions ({self.questions - self.controls} with evidence, "
              f"{self.controls} controls) over {self.families} families of {self.contracts} "
@@ -192,6 +197,7 @@ class CuadQuestionReport:
             lines.append(f"set digest {self.digest}")
         return [*lines, *self.notes]
 
+    @property
     def skipped_by_kind(self) -> dict[str, int]:
         """How many questions were not generated, per kind of reason, most first."""
         counts: dict[str, int] = {}
@@ -199,13 +205,15 @@ class CuadQuestionReport:
             counts[skipped.kind] = counts.get(skipped.kind, 0) + 1
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole report as plain builtins, every unlocated excerpt and skip included."""
-        body = asdict(self)
-        body["unlocated_count"] = len(self.unlocated)
-        body["skipped_count"] = len(self.skipped)
-        body["skipped_by_kind"] = self.skipped_by_kind()
-        return body
+    @property
+    def unlocated_count(self) -> int:
+        """How many annotated excerpts could not be located."""
+        return len(self.unlocated)
+
+    @property
+    def skipped_count(self) -> int:
+        """How many questions were not generated."""
+        return len(self.skipped)
 
 
 @dataclass(frozen=True)
@@ -570,15 +578,24 @@ def write_question_set(generated: GeneratedQuestionSet, folder: Path) -> None:
     for name, text in generated.files.items():
         (folder / name).write_text(text, encoding="utf-8")
     write_text_atomic(folder / CATALOGUE_FILE, catalogue_json(generated.catalogue))
-    write_text_atomic(folder / REPORT_FILE,
-                      json.dumps(generated.report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text_atomic(folder / REPORT_FILE, json.dumps(to_builtins(generated.report), indent=2,
+                                                       ensure_ascii=False) + "\n")
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """``catalogue.json``: what each question of a generated set is, in id order."""
+
+    profile: str
+    questions: tuple[CatalogueEntry, ...]
+    format: int = 1
 
 
 def catalogue_json(catalogue: Sequence[CatalogueEntry]) -> str:
     """The catalogue as JSON: one object per question, in id order."""
-    return json.dumps({"format": 1, "profile": PROFILE,
-                       "questions": [asdict(entry) for entry in catalogue]},
-                      indent=1, ensure_ascii=False) + "\n"
+    written = to_builtins(Catalogue(PROFILE, tuple(catalogue)))
+    return json.dumps({"format": written.pop("format"), **written}, indent=1,
+                      ensure_ascii=False) + "\n"
 
 
 def read_catalogue(folder: Path) -> tuple[CatalogueEntry, ...]:
@@ -586,9 +603,10 @@ def read_catalogue(folder: Path) -> tuple[CatalogueEntry, ...]:
     path = folder / CATALOGUE_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(CatalogueEntry(str(q["id"]), str(q["category"]), str(q["family"]),
-                                    bool(q["control"])) for q in data["questions"])
     except FileNotFoundError:
         raise CorpusError(f"{path}: no catalogue; regenerate the cuad question set") from None
-    except (ValueError, KeyError, TypeError) as error:
+    except ValueError as error:
         raise CorpusError(f"{path}: not a question catalogue ({error})") from None
+    found = from_builtins(Catalogue, data, what=f"{path}: not a question catalogue",
+                         error=CorpusError)
+    return found.questions

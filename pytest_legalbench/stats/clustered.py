@@ -28,14 +28,18 @@ import numbers
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+from pytest_legalbench.files.record_json import derived
+
 #: Below this many clusters a clustered standard error is too noisy to lean on (a common rule
 #: of thumb for cluster-robust variances; with fewer, report it but do not trust it).
 MIN_TRUSTED_CLUSTERS = 20
 
 
+@derived(design_effect="design_effect", trusted="trusted")
 @dataclass(frozen=True)
 class ClusteredMean:
-    """A mean with its plain and its cluster-robust standard error."""
+    """A mean with its plain and its cluster-robust standard error (written with the design
+    effect and whether there are clusters enough to trust it)."""
 
     n: int
     clusters: int
@@ -54,12 +58,6 @@ class ClusteredMean:
     def trusted(self) -> bool:
         """Whether there are enough clusters for the clustered standard error to mean much."""
         return self.clusters >= MIN_TRUSTED_CLUSTERS
-
-    def to_dict(self) -> dict[str, object]:
-        """The record, with its design effect, as plain builtins."""
-        return {"n": self.n, "clusters": self.clusters, "mean": self.mean,
-                "naive_se": self.naive_se, "clustered_se": self.clustered_se,
-                "design_effect": self.design_effect, "trusted": self.trusted}
 
 
 def clustered_mean(values: Sequence[float], clusters: Sequence[Hashable]) -> ClusteredMean:

@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pytest_legalbench.files.record_json import derived
 from pytest_legalbench.stats.exact import mcnemar_exact, wilson
 
 #: Names of the methods, as the records carry them.
@@ -42,9 +43,11 @@ class DifferenceInterval:
         return self.low <= value <= self.high
 
 
+@derived(n="n", discordant="discordant")
 @dataclass(frozen=True)
 class PairedCounts:
-    """The 2x2 table of two arms' outcomes on the same questions."""
+    """The 2x2 table of two arms' outcomes on the same questions (written with its size and
+    its discordant questions)."""
 
     both: int
     first_only: int
@@ -85,18 +88,6 @@ class PairedDifference:
     confidence: float
     interval_method: str = NEWCOMBE
     test_method: str = EXACT_MCNEMAR
-
-    def to_dict(self) -> dict[str, object]:
-        """The record as plain builtins."""
-        return {
-            "n": self.counts.n, "both": self.counts.both,
-            "first_only": self.counts.first_only, "second_only": self.counts.second_only,
-            "neither": self.counts.neither, "first_rate": self.first_rate,
-            "second_rate": self.second_rate, "estimate": self.estimate,
-            "low": self.interval.low, "high": self.interval.high, "p_value": self.p_value,
-            "confidence": self.confidence, "interval_method": self.interval_method,
-            "test_method": self.test_method,
-        }
 
 
 def paired_counts(pairs: Iterable[tuple[bool, bool]]) -> PairedCounts:

@@ -50,35 +50,27 @@ class PairedComparison:
     """Two arms on the same questions: differences, intervals, tests, clustering, power."""
 
     first: str
+    """The arm whose rate comes first in every difference (first minus second)."""
     second: str
     keyfacts: PairedDifference
+    """Key-fact accuracy: the difference, Newcombe's interval and the exact McNemar p."""
     keyfacts_clustered: ClusteredMean
+    """The same difference's plain and clustered standard errors."""
     discordance: Discordance
     minimum_detectable_effect: float | None
     """The smallest key-fact difference this many questions detect at the observed
     discordance (alpha 0.05, power 0.8); None when none is detectable."""
     keyfacts_dropped: int
+    """Questions one arm lacks or left unscored, left out of the key-fact pairs."""
     recall: ScoreDifference | None
+    """Evidence recall: the mean difference, its bootstrap interval and the sign test;
+    None when no question has both arms' recall."""
     recall_clustered: ClusteredMean | None
     recall_dropped: int
     keyfacts_p_holm: float | None = None
+    """Holm's adjusted key-fact p over the run's comparisons; None until corrected."""
     recall_p_holm: float | None = None
 
-    def to_dict(self) -> dict[str, object]:
-        """The record as plain builtins."""
-        return {
-            "first": self.first, "second": self.second,
-            "keyfacts": self.keyfacts.to_dict(),
-            "keyfacts_clustered": self.keyfacts_clustered.to_dict(),
-            "keyfacts_dropped": self.keyfacts_dropped,
-            "keyfacts_p_holm": self.keyfacts_p_holm,
-            "discordance": self.discordance.to_dict(),
-            "minimum_detectable_effect": self.minimum_detectable_effect,
-            "recall": None if self.recall is None else self.recall.to_dict(),
-            "recall_clustered": (None if self.recall_clustered is None
-                                 else self.recall_clustered.to_dict()),
-            "recall_dropped": self.recall_dropped, "recall_p_holm": self.recall_p_holm,
-        }
 
 
 def _clusters_of(keys: Sequence[str], clusters: Mapping[str, str]) -> list[str]:

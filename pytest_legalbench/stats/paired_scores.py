@@ -53,17 +53,6 @@ class ScoreDifference:
     interval_method: str = PERCENTILE_BOOTSTRAP
     test_method: str = SIGN_TEST
 
-    def to_dict(self) -> dict[str, object]:
-        """The record as plain builtins."""
-        return {
-            "n": self.n, "first_mean": self.first_mean, "second_mean": self.second_mean,
-            "estimate": self.estimate, "low": self.interval.low, "high": self.interval.high,
-            "first_higher": self.first_higher, "second_higher": self.second_higher,
-            "p_value": self.p_value, "confidence": self.confidence,
-            "resamples": self.resamples, "seed": self.seed,
-            "interval_method": self.interval_method, "test_method": self.test_method,
-        }
-
 
 def _checked_scores(name: str, scores: Sequence[float]) -> list[float]:
     found: list[float] = []

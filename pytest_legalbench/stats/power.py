@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
 
+from pytest_legalbench.files.record_json import derived
+
 #: The conventional design: a two-sided test at 5% with 80% power.
 ALPHA = 0.05
 POWER = 0.8
@@ -42,9 +44,11 @@ POWER = 0.8
 _BISECTION_STEPS = 60
 
 
+@derived(rate="rate", effect="effect")
 @dataclass(frozen=True)
 class Discordance:
-    """How often two arms disagreed on the same questions."""
+    """How often two arms disagreed on the same questions (written with its rate and the
+    observed effect)."""
 
     n: int
     first_only: int
@@ -59,11 +63,6 @@ class Discordance:
     def effect(self) -> float:
         """(b - c) / n: the observed difference of the two arms' rates."""
         return (self.first_only - self.second_only) / self.n if self.n else 0.0
-
-    def to_dict(self) -> dict[str, object]:
-        """The record as plain builtins."""
-        return {"n": self.n, "first_only": self.first_only, "second_only": self.second_only,
-                "rate": self.rate, "effect": self.effect}
 
 
 def observed_discordance(pairs: Iterable[tuple[bool, bool]]) -> Discordance:

@@ -48,7 +48,7 @@ def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
         "legalbench_timeout", "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
         "legalbench_questions",
         "legalbench_report", "legalbench_faults", "legalbench_max_cost", "legalbench_repeats",
-        "legalbench_fail_on_loss", "legalbench_skip_invalid"]
+        "legalbench_fail_on_loss", "legalbench_skip_invalid", "legalbench_sample"]
     # Resuming a run belongs to one invocation, never to an ini file.
     assert [o.flag for o in OPTIONS if not o.in_ini] == ["--legalbench-resume"]
 
@@ -138,7 +138,7 @@ def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> No
         "legalbench_top_k", "legalbench_payload_budget", "legalbench_scan_budget",
         "legalbench_definitions_per_node", "legalbench_embedding_model",
         "legalbench_embedding_backend", "legalbench_cross_encoder", "legalbench_context_window", "legalbench_agent_turns",
-        "legalbench_agent_tokens"]
+        "legalbench_agent_tokens", "legalbench_inject_scope"]
     assert all(o.env and o.cli for o in RETRIEVAL_OPTIONS)
 
 
@@ -149,6 +149,8 @@ def test_retrieval_settings_resolve_by_the_same_precedence(tmp_path: Path) -> No
      "--legalbench-embedding-backend='tensorflow': choose one of torch, torch-bf16, onnx-int8"),
     ({"cross_encoder": "/no/such/folder"},
      "--legalbench-cross-encoder='/no/such/folder' is not a folder"),
+    ({"inject_scope": "everything"},
+     "--legalbench-inject-scope='everything': choose one of auto, corpus, set"),
 ])
 def test_bad_retrieval_settings_name_the_option(given: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message.replace("(", r"\(")):
@@ -246,3 +248,16 @@ def test_help_texts_end_their_sentence_before_the_environment_variable() -> None
     assert option("questions").help_text() == option("questions").help
     for each in (*OPTIONS, *RETRIEVAL_OPTIONS):
         assert "Env:" not in each.help, each.name  # added once, by help_text()
+
+
+def test_the_sample_and_the_inject_scope_resolve_and_are_checked() -> None:
+    chosen = resolve_settings({}, {}, {}, profiles=_profiles)
+    assert chosen.sample is None and chosen.mode_settings.inject_scope == "auto"
+    chosen = resolve_settings({"sample": "300"}, {}, {"LEGALBENCH_INJECT_SCOPE": "set"},
+                              profiles=_profiles)
+    assert chosen.sample == 300 and chosen.mode_settings.inject_scope == "set"
+    assert resolve_settings({}, {"sample": "20", "inject_scope": "corpus"}, {},
+                            profiles=_profiles).sample == 20
+    for bad in ("0", "many", "-5"):
+        with pytest.raises(SettingsError, match=f"LEGALBENCH_SAMPLE='{bad}': expected a whole"):
+            resolve_settings({}, {}, {"LEGALBENCH_SAMPLE": bad}, profiles=_profiles)

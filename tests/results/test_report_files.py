@@ -125,7 +125,7 @@ def test_results_json_round_trips_every_record_in_order(written: list[Path]) -> 
     data = json.loads(written[0].read_text(encoding="utf-8"))
     assert set(data) == {"schema_version", "backend", "models", "run", "records", "provisions",
                          "texts", "summary"}
-    assert data["schema_version"] == RESULTS_LAYOUT.version == 2
+    assert data["schema_version"] == RESULTS_LAYOUT.version == 3
     assert (data["backend"], data["models"], data["summary"]) == (
         "reference", MODELS, to_builtins(_summary(_records())))
     records = [from_builtins(ItemRecord, item) for item in data["records"]]

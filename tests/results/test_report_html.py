@@ -113,6 +113,31 @@ def test_every_item_is_a_row_and_the_filters_leave_the_right_count(browser: Any,
     assert errors == []
 
 
+def test_the_error_class_filter_and_column_and_the_statistics_block(browser: Any,
+                                                                     runs: Runs) -> None:
+    records = results(runs.b)["records"]
+    page, _, errors = open_page(browser, runs.b / "report.html")
+    rows = page.locator("#qa-table tr.item")
+    options = page.eval_on_selector_all("#qa-error option", "els => els.map(e => e.value)")
+    assert options == ["", "right", "retrieval_miss", "reading_miss", "unscored", "declined",
+                       "not_declined"]
+    seen = 0
+    for value in options[1:]:
+        page.select_option("#qa-error", value)
+        wanted = sum(r["error_class"] == value for r in records)
+        seen += wanted
+        assert rows.count() == wanted, value
+        labels = set(page.eval_on_selector_all(
+            "#qa-table tr.item span[class^='error-']", "els => els.map(e => e.className)"))
+        assert labels <= {f"error-{value}"}, value
+    assert seen == len(records)  # every record falls in exactly one class
+    page.select_option("#qa-error", "")
+    statistics = page.inner_text("pre.statistics")
+    assert statistics.startswith("statistics: ")
+    assert " vs inject (" in statistics and "McNemar p = " in statistics
+    assert errors == []
+
+
 def test_a_column_sorts_its_rows(browser: Any, runs: Runs) -> None:
     page, _, _ = open_page(browser, runs.b / "report.html")
     page.click('#qa-table th[data-column="payload"]')

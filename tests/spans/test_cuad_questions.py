@@ -154,7 +154,7 @@ def test_what_cannot_be_asked_fairly_is_reported_with_its_reason(
         "answer_without_excerpt", "answer Yes but no excerpt was annotated")
     assert reasons[SERVICES_FAMILY, "Non-Compete"] == (
         "not_located", "its excerpts could not be located in the text")
-    assert generated.report.skipped_by_kind() == {"answer_without_excerpt": 2,
+    assert generated.report.skipped_by_kind == {"answer_without_excerpt": 2,
                                                   "not_located": 1}
     assert "2 an answer but no excerpt; 1 its excerpts could not be located" in \
         generated.report.summary_lines()[2]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.stats.clustered import (
     MIN_TRUSTED_CLUSTERS,
     clustered_difference,
@@ -81,7 +82,8 @@ def test_trust_needs_enough_clusters() -> None:
     many = clustered_mean([1.0, 0.0] * MIN_TRUSTED_CLUSTERS,
                           [i // 2 for i in range(2 * MIN_TRUSTED_CLUSTERS)])
     assert not few.trusted and many.trusted
-    assert few.to_dict()["trusted"] is False
+    assert to_builtins(few)["trusted"] is False and to_builtins(many)["trusted"] is True
+    assert to_builtins(few)["design_effect"] == pytest.approx(few.design_effect)
 
 
 def test_bad_input_is_named() -> None:

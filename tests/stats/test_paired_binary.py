@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.stats.exact import mcnemar_exact
 from pytest_legalbench.stats.paired_binary import (
     DifferenceInterval,
@@ -76,11 +77,13 @@ def test_identical_arms_centre_on_zero() -> None:
 
 
 def test_record_as_builtins() -> None:
-    record = paired_difference(PairedCounts(59, 6, 16, 80)).to_dict()
-    assert record["n"] == 161 and record["first_only"] == 6 and record["second_only"] == 16
+    record = to_builtins(paired_difference(PairedCounts(59, 6, 16, 80)))
+    counts = record["counts"]
+    assert counts["n"] == 161 and counts["first_only"] == 6 and counts["second_only"] == 16
+    assert counts["discordant"] == 22
+    assert record["interval"]["low"] == pytest.approx(-0.1186, abs=5e-5)
     assert record["interval_method"] == "Newcombe hybrid score (paired, method 10)"
     assert record["test_method"] == "exact McNemar"
-    assert all(isinstance(v, (int, float, str)) for v in record.values())
 
 
 _cells = st.integers(min_value=0, max_value=60)

@@ -3,12 +3,19 @@ unscored questions leave the pairs, and Holm corrects key facts and recall as tw
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from pytest_legalbench.files.record_json import from_builtins, to_builtins
 from pytest_legalbench.stats.clustered import clustered_difference
 from pytest_legalbench.stats.multiplicity import holm_adjusted
 from pytest_legalbench.stats.paired_binary import PairedCounts, paired_difference
-from pytest_legalbench.stats.paired_comparison import compare_arms, holm_family
+from pytest_legalbench.stats.paired_comparison import (
+    PairedComparison,
+    compare_arms,
+    holm_family,
+)
 from pytest_legalbench.stats.paired_scores import score_difference
 from pytest_legalbench.stats.power import paired_minimum_detectable_effect
 
@@ -42,8 +49,13 @@ def test_the_parts_are_the_building_blocks_on_the_shared_questions() -> None:
     assert result.recall == score_difference([RECALL_FIRST[k] for k in all_keys],
                                              [RECALL_SECOND[k] for k in all_keys])
     assert result.recall_dropped == 0
-    record = result.to_dict()
+    record = to_builtins(result)
     assert record["first"] == "navembed" and record["keyfacts_p_holm"] is None
+    assert record["keyfacts"]["counts"] == {"both": 5, "first_only": 3, "second_only": 1,
+                                            "neither": 2, "n": 11, "discordant": 4}
+    assert record["discordance"]["rate"] == pytest.approx(4 / 11)
+    assert record["keyfacts_clustered"]["trusted"] is False
+    assert from_builtins(PairedComparison, json.loads(json.dumps(record))) == result
 
 
 def test_no_recall_on_either_side_gives_none() -> None:

@@ -213,6 +213,8 @@
     box.appendChild(el("p", {}, [el("strong", {text: "Question: "}), q.question]));
     box.appendChild(el("p", {}, [el("strong", {text: "Reference: "}), q.reference === null ? "(none)" : q.reference]));
     box.appendChild(el("p", {class: "muted", text: [q.kind, q.area, q.difficulty, "judge " + item.judge].join(" · ")}));
+    box.appendChild(el("p", {class: "muted", text: "error class: " + errorLabel(item.error) +
+      (item.mode === "inject" ? "" : "; inject's: " + errorLabel(item.error_inject))}));
     box.appendChild(el("div", {class: "pair"}, [
       factsBlock("inject's answer", q.inject_answer, q.kf_inject, "inject"),
       item.mode === "inject" ? el("div") : factsBlock(item.mode + "'s answer", item.answer, item.kf_mode, "mode")]));
@@ -256,6 +258,15 @@
     return box;
   }
 
+  // Why the mode's answer went wrong (results.error_attribution).
+  var errorClasses = [["", "every class"], ["right", "right"], ["retrieval_miss", "retrieval miss"],
+    ["reading_miss", "reading miss"], ["unscored", "unscored"], ["declined", "control declined"],
+    ["not_declined", "control not declined"]];
+  function errorLabel(name) {
+    var found = errorClasses.filter(function (c) { return c[0] === name; })[0];
+    return found ? found[1] : name;
+  }
+
   if (QA) {
     var outcome = [["", "every outcome"], ["tie", "ties"], ["tie:both_pass", "ties: both pass"],
       ["tie:both_fail", "ties: both fail"], ["tie:differ", "ties: key facts differ"],
@@ -267,7 +278,8 @@
       filters: [
         {name: "mode", label: "mode", options: choices(QA.modes, "every mode"), test: function (i, v) { return i.mode === v; }},
         {name: "kind", label: "kind", options: choices(QA.kinds, "every kind"), test: function (i, v) { return i.kind === v; }},
-        {name: "outcome", label: "outcome", options: outcome, test: function (i, v) { return i.tags.indexOf(v) >= 0; }}],
+        {name: "outcome", label: "outcome", options: outcome, test: function (i, v) { return i.tags.indexOf(v) >= 0; }},
+        {name: "error", label: "error class", options: errorClasses, test: function (i, v) { return i.error === v; }}],
       columns: [
         {key: "q", label: "question", value: function (i) { return i.q; }},
         {key: "mode", label: "mode", value: function (i) { return i.mode; }},
@@ -281,6 +293,8 @@
          cell: function (i) { return passCell(QA.questions[i.q].kf_inject); }},
         {key: "kf_mode", label: "key facts mode", value: function (i) { return i.kf_mode ? (i.kf_mode.correct ? 1 : 0) : null; },
          cell: function (i) { return passCell(i.kf_mode); }},
+        {key: "error", label: "error class", value: function (i) { return errorLabel(i.error); },
+         cell: function (i) { return el("span", {class: "error-" + i.error, title: "inject: " + errorLabel(i.error_inject), text: errorLabel(i.error)}); }},
         {key: "recall", label: "evidence recall", numeric: true, value: function (i) { return i.recall; }, cell: function (i) { return pct(i.recall); }},
         {key: "payload", label: "payload tokens", numeric: true, value: function (i) { return i.payload; }, cell: function (i) { return num(i.payload); }},
         {key: "cost_mode", label: "mode cost", numeric: true, value: function (i) { return i.cost_mode; }, cell: function (i) { return usd(i.cost_mode); }},
