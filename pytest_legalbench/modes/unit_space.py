@@ -36,9 +36,10 @@ MIN_HIT_TOKENS = 8
 
 
 def contextual_group(nodes: Sequence[Node], context: UnitContext) -> list[Piece]:
-    """One document's pieces: each unit's context line and own words, children pooled."""
+    """One document's pieces: each unit's context line and own words (page furniture left
+    out), children pooled."""
     return [Piece(p.label, f"{context.line(context.by_id[p.label])}\n{p.own_text}".strip(),
-                  p.children) for p in subtree_group(nodes)]
+                  p.children) for p in subtree_group([context.ranked(n) for n in nodes])]
 
 
 class UnitSpace:
