@@ -195,11 +195,8 @@ RULES: tuple[Rule, ...] = (
     Rule("navigator: amendment partners", "an amendment's node and the original it cites "
          "are chosen together", (NAVINDEX,),
          _set(navigator, "_partners", lambda *args: [])),
-    Rule("navigator: title words rank documents", "the question's words that name a "
-         "document's title weigh documents (half the score), not provisions", (NAVINDEX,),
-         _set(navigator, "TITLE_WORDS_RANK_DOCUMENTS", False)),
     Rule("page furniture out of ranking", "running headers, footers and page numbers are "
-         "blanked from the text units are ranked by", BOTH,
+         "blanked from the text navembed's units are ranked by", (CLOSURE,),
          _set(units, "RANK_WITHOUT_FURNITURE", False), rebuild=True),
 )
 
@@ -465,57 +462,68 @@ def render(report: dict[str, Any]) -> str:
     variants = report["variants"]
     base = variants["all rules on"]["results"]
     budgets = [str(b) for b in report["budgets"]]
-    columns = [(split, budget) for budget in budgets for split in ("tune", "test")]
+    splits = [s for s in SPLITS if s in report["tests"]]
+    columns = [(split, budget) for budget in budgets for split in splits]
     names = [f"{split} {int(budget) // 1000}k" for split, budget in columns]
-    lines = [(f"Measured at {report['commit']}: {report['tests']['tune']} tuning and "
-              f"{report['tests']['test']} test CUAD span tests (every test of "
+    first_entry = next(iter(base.values()))
+    qa_keys = [key for _, key in QA_SETS if key in first_entry]
+    qa_sets = ", ".join(f"{_QA_NAMES[k]} {first_entry[k]['questions']} document-bound "
+                        "questions" for k in qa_keys)
+    lines = [(f"Measured at {report['commit']}: "
+              + " and ".join(f"{report['tests'][s]} {_SPLIT_NAMES[s]}" for s in splits)
+              + " CUAD span tests (every test of "
               f"{report['families_per_split']} contract families per split, spread evenly"
               + (f", every {report['every']}th of them" if report.get("every", 1) > 1 else "")
-              + f"), CUAD vectors {report['cuad_embedding_backend']}; visible set: "
-              f"{next(iter(base.values()))['visible']['questions']} document-bound "
-              "questions."), ""]
+              + f"), CUAD vectors {report['cuad_embedding_backend']}; {qa_sets}."), ""]
+    qa_columns = [f"{_QA_NAMES[k]} {what}" for k in qa_keys
+                  for what in ("recall", "complete", "wrong doc")]
     lines += ["| mode | " + " | ".join(f"recall {n}" for n in names) + " | "
-              + " | ".join(f"wrong doc {n}" for n in names)
-              + " | visible recall | visible complete | visible wrong doc |",
-              "|---|" + "---|" * (2 * len(columns) + 3)]
+              + " | ".join(f"wrong doc {n}" for n in names) + " | "
+              + " | ".join(qa_columns) + " |",
+              "|---|" + "---|" * (2 * len(columns) + len(qa_columns))]
     for mode, entry in base.items():
-        cuad, visible = entry["cuad"], entry["visible"]
+        cuad = entry["cuad"]
+        qa_cells = [cell for k in qa_keys for cell in (
+            f"{entry[k]['recall']:.3f}", f"{entry[k]['complete']}/{entry[k]['questions']}",
+            _rate(entry[k]["wrong_document_rate"]))]
         lines.append(f"| {mode} | " + " | ".join(_cell(cuad, s, b) for s, b in columns) + " | "
-                     + " | ".join(_wrong(cuad, s, b) for s, b in columns)
-                     + f" | {visible['recall']:.3f} | {visible['complete']}/"
-                     f"{visible['questions']} | {_rate(visible['wrong_document_rate'])} |")
+                     + " | ".join(_wrong(cuad, s, b) for s, b in columns) + " | "
+                     + " | ".join(qa_cells) + " |")
     if len(variants) > 1:
         lines += ["", ("Ablation: each rule switched off alone; the change in recall against "
                        "all rules on (negative: the rule helps, positive: it hurts)."), ""]
         for mode in [m for m in base if m != "navembed:chunks"]:
             lines += [f"**{mode}**", "", "| rule off | what the rule does | "
-                      + " | ".join(names) + " | visible |",
-                      "|---|---|" + "---|" * (len(columns) + 1)]
+                      + " | ".join(names + [_QA_NAMES[k] for k in qa_keys]) + " |",
+                      "|---|---|" + "---|" * (len(columns) + len(qa_keys))]
             for name, found in variants.items():
                 if name == "all rules on" or mode not in found["results"]:
                     continue
                 entry = found["results"][mode]
                 deltas = [_delta(entry["cuad"], base[mode]["cuad"], s, b) for s, b in columns]
-                visible = entry["visible"]["recall"] - base[mode]["visible"]["recall"]
-                lines.append(f"| {name} | {found['does']} | {' | '.join(deltas)} | "
-                             f"{visible:+.3f} |")
+                deltas += [f"{entry[k]['recall'] - base[mode][k]['recall']:+.3f}"
+                           for k in qa_keys]
+                lines.append(f"| {name} | {found['does']} | {' | '.join(deltas)} |")
             lines.append("")
     first_budget = budgets[0]
     lines += ["", (f"Recall per CUAD category at {int(first_budget):,} characters "
-                   "(tune / test)."), ""]
+                   f"({' / '.join(splits)})."), ""]
     modes = list(base)
-    lines += ["| category | tests tune / test | " + " | ".join(modes) + " |",
+    lines += [f"| category | tests {' / '.join(splits)} | " + " | ".join(modes) + " |",
               "|---|---|" + "---|" * len(modes)]
     first = base[modes[0]]["cuad"]
-    tags = sorted(set(first["tune"][first_budget]["by_tag"])
-                  | set(first["test"][first_budget]["by_tag"]))
+    tags = sorted({tag for s in splits for tag in first[s][first_budget]["by_tag"]})
     for tag in tags:
         counts = " / ".join(str(first[s][first_budget]["by_tag"].get(tag, {}).get("tests", 0))
-                            for s in ("tune", "test"))
+                            for s in splits)
         cells = [" / ".join(_tag(base[m]["cuad"], s, first_budget, tag)
-                            for s in ("tune", "test")) for m in modes]
+                            for s in splits) for m in modes]
         lines.append(f"| {tag} | {counts} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
+
+
+_SPLIT_NAMES = {"tune": "tuning", "test": "test"}
+_QA_NAMES = {"visible": "visible", "tune_qa": "edgar2023-tune"}
 
 
 def _cell(cuad: dict[str, Any], split: str, budget: str) -> str:

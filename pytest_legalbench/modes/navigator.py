@@ -58,16 +58,6 @@ DEFINITION_FACTOR = 1.5
 KEEP_SHARE = 0.2
 #: Whether the words that routed a question are left out of its word matching.
 ROUTING_NAMES_OUT = True
-#: Whether the question's words that are words of a scanned document's title rank documents,
-#: not provisions: "In the SITE DEVELOPMENT AND HOSTING AGREEMENT between ..." says which
-#: instrument is asked about, and left among the words a provision is matched by, it picks
-#: the opening and the clauses that say what the instrument is for, whatever is asked.
-TITLE_WORDS_RANK_DOCUMENTS = True
-#: The share of a provision's score that depends on its document's title holding those words.
-TITLE_SHARE = 0.5
-#: Title words too common to tell instruments apart ("agreement", "amendment").
-_GENERIC_STEMS = frozenset(stemmed("agreement agreements amendment amended restated no"))
-
 
 #: Index flag names by ``Flags`` field name (the question asks in field names).
 _FLAG_FIELDS = {"has_money": "hasMoney", "has_date": "hasDate",
@@ -154,7 +144,6 @@ class Navigator:
                                 if not e.is_contents and e.parent is not None)
         self._bm25 = SparseBM25([_words(e) or ["\0"] for e in self.candidates])
         self._tree = _Tree(self.entries)
-        self._titles = {v.doc_id: frozenset(stemmed(v.title)) - _GENERIC_STEMS for v in views}
 
     def select(self, question: str, cap: int) -> list[Entry]:
         """At most ``cap`` entries to fetch for ``question``, best first."""
@@ -165,22 +154,15 @@ class Navigator:
         """Scores of the candidate entries (contents never) that match the question at all."""
         if not self.candidates:
             return {}
-        if not TITLE_WORDS_RANK_DOCUMENTS:
-            return _scored(self.candidates, self._bm25, question, route)
-        asked = {stem(w) for w in tokenise(question) if w not in STOP_WORDS}
-        named = frozenset(asked & frozenset().union(*self._titles.values()))
-        factors = {doc: 1.0 - TITLE_SHARE + TITLE_SHARE * len(named & title) / len(named)
-                   for doc, title in self._titles.items()} if named else {}
-        return _scored(self.candidates, self._bm25, question, route, named, factors)
+        return _scored(self.candidates, self._bm25, question, route)
 
 
 def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
-            route: Route, titled: frozenset[str] = frozenset(),
-            factors: Mapping[str, float] | None = None) -> dict[str, float]:
+            route: Route) -> dict[str, float]:
     # The names that routed the question have done their work: left in, they would pick the
     # openings and signature blocks that print them, not the provision asked about.
     names = ({word for name in route.words for word in stemmed(name)} if ROUTING_NAMES_OUT
-             else set()) | titled
+             else set())
     asked_words = [stem(w) for w in tokenise(question) if w not in STOP_WORDS
                    and stem(w) not in names] or stemmed(question)
     matched = bm25.scores(asked_words)
@@ -192,8 +174,7 @@ def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
             continue
         score = float(lexical) * (1 + routing.FLAG_BONUS
                                   * sum(bool(entry.fields.get(f)) for f in flags))
-        scores[entry.node_id] = score * route.weight(entry.doc_id) * (
-            factors.get(entry.doc_id, 1.0) if factors else 1.0)
+        scores[entry.node_id] = score * route.weight(entry.doc_id)
     scores = _with_parts(candidates, scores)
     for entry in candidates:
         if entry.node_id in scores and int(entry.fields.get("textLength") or 0) > LONG_TEXT:

@@ -46,7 +46,7 @@ class UnitSpace:
     """A corpus's units in a fixed order, with their context, routing and BM25 index."""
 
     def __init__(self, corpus: Corpus) -> None:
-        self.context = UnitContext(corpus.indexes)
+        self.context = UnitContext(corpus.indexes, without_furniture=True)
         self.by_id = self.context.by_id
         self.router = Router.of_corpus(corpus.indexes, corpus.documents)
         per_document = [self.context.units[index.doc_id] for index in corpus.indexes]
