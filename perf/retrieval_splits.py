@@ -9,14 +9,16 @@ Run: ``.venv/bin/python perf/retrieval_splits.py [--families N] [--rules all|non
   rule), every test of N families of each split, spread evenly (fixed): character recall and precision at 4,000
   and 32,000 characters, the wrong-document rate and recall per CUAD category, exactly as
   ``legalbench spans`` scores them, every query searching all 510 contracts;
-- the visible question set (``transactions``), evidence recall and complete questions exactly
-  as ``legalbench evaluate`` scores them: a check, never the target;
+- the QA sets, evidence recall and complete questions exactly as ``legalbench evaluate`` scores
+  them: the visible set (``transactions``), a check that nothing it answered is lost, never the
+  target, and the QA tuning set (``edgar2023-tune``: EDGAR exhibits that share no filing with
+  the held-out ``edgar2023`` profile, which this script never reads);
 - the ablation: each rule of ``RULES`` switched off alone (its constant set to what turns it
   off, undone afterwards), everything else as shipped, on the same tests.
 
 navembed runs on CUAD with the ``torch-bf16`` embedding backend (all of CUAD's unit vectors in
 bfloat16 are cached once, ``perf/embedding_speed.py --every 1 --backends torch-bf16
---into-cache``), the visible set with the default ``torch`` backend, as the benchmark runs it.
+--into-cache``), the QA sets with the default ``torch`` backend, as the benchmark runs them.
 navindex plays its scan with the reference backend's navigator (no model). A measurement, not
 a test: the numbers are printed and written, never asserted.
 """
@@ -193,7 +195,24 @@ RULES: tuple[Rule, ...] = (
     Rule("navigator: amendment partners", "an amendment's node and the original it cites "
          "are chosen together", (NAVINDEX,),
          _set(navigator, "_partners", lambda *args: [])),
+    Rule("page furniture out of ranking", "running headers, footers and page numbers are "
+         "blanked from the text navembed's units are ranked by", (CLOSURE,),
+         _set(units, "RANK_WITHOUT_FURNITURE", False), rebuild=True),
 )
+
+
+#: The QA sets measured, by profile and the key their results are stored under.
+QA_SETS = (("transactions", "visible"), ("edgar2023-tune", "tune_qa"))
+
+
+@dataclass(frozen=True)
+class QASet:
+    """A question set with its profile's documents and indexes."""
+
+    key: str
+    documents: tuple[Document, ...]
+    indexes: tuple[DocumentIndex, ...]
+    questions: tuple[Question, ...]
 
 
 @dataclass
@@ -204,24 +223,25 @@ class Material:
     cuad_indexes: tuple[DocumentIndex, ...]
     paths: dict[str, str]
     tests: dict[str, list[SpanTest]]
-    visible_documents: tuple[Document, ...]
-    visible_indexes: tuple[DocumentIndex, ...]
-    questions: tuple[Question, ...]
+    qa: dict[str, QASet]
+    """The QA sets by profile, in the order they are reported."""
     cache: Path
-    built: dict[tuple[str, int], Any] = dataclasses.field(default_factory=dict)
-    """Modes built once (per name and budget, 0 for the visible set) and reused by every
+    built: dict[tuple[str, int | str], Any] = dataclasses.field(default_factory=dict)
+    """Modes built once (per name and budget, or per name and QA profile) and reused by every
     variant whose rule acts per question."""
 
-    def mode(self, name: str, budget_chars: int, model: ModelClient, fresh: bool) -> Any:
-        """The mode ``name`` at a budget (0: the visible set's defaults), built on first use
-        or, when ``fresh``, now (under the variant's patches)."""
+    def mode(self, name: str, budget_chars: int | str, model: ModelClient, fresh: bool) -> Any:
+        """The mode ``name`` at a CUAD budget of characters, or on a QA profile (named) with
+        its defaults, built on first use or, when ``fresh``, now (under the variant's
+        patches)."""
         key = (name, budget_chars)
         if fresh or key not in self.built:
-            if budget_chars:
+            if isinstance(budget_chars, int):
                 corpus = Corpus(self.cuad_documents, self.cuad_indexes, self.cache)
                 settings = cuad_settings(budget_chars)
             else:
-                corpus = Corpus(self.visible_documents, self.visible_indexes, self.cache)
+                qa = self.qa[budget_chars]
+                corpus = Corpus(qa.documents, qa.indexes, self.cache)
                 settings = ModeSettings()
             made = build_mode(parse_mode(name), corpus, settings, model)
             if fresh:
@@ -237,22 +257,24 @@ def cuad_settings(budget_chars: int) -> ModeSettings:
                         embedding_backend=CUAD_BACKEND)
 
 
-def load(families: int, every: int = 1) -> Material:
+def load(families: int, every: int = 1, splits: Sequence[str] = SPLITS) -> Material:
     """The CUAD benchmark and its splits' samples, both corpora and their indexes."""
     corpus = corpus_dir()
     cache = resolve_cache_dir(os.environ.get("LEGALBENCH_CACHE_DIR"))
     benchmark, _ = import_cuad(corpus)
     split = default_split()
     tests = {name: _by_family(split.select(benchmark.tests, name), families, every)
-             for name in SPLITS}
+             for name in splits}
     cuad = load_documents(Selection("cuad"), corpus_dir=corpus, cache_dir=cache)
-    visible = load_documents(Selection("transactions"), corpus_dir=corpus, cache_dir=cache)
+    qa = {}
+    for profile, key in QA_SETS:
+        documents = load_documents(Selection(profile), corpus_dir=corpus, cache_dir=cache)
+        qa[profile] = QASet(key, documents, build_indexes(documents, cache_dir=cache),
+                            load_question_set(question_sets_dir() / profile))
     root = (corpus / "cuad" / "contracts").resolve()
     paths = {d.doc_id: f"cuad/contracts/{Path(d.path).resolve().relative_to(root).as_posix()}"
              for d in cuad}
-    return Material(cuad, build_indexes(cuad, cache_dir=cache), paths, tests, visible,
-                    build_indexes(visible, cache_dir=cache),
-                    load_question_set(question_sets_dir() / "transactions"), cache)
+    return Material(cuad, build_indexes(cuad, cache_dir=cache), paths, tests, qa, cache)
 
 
 def _by_family(tests: Sequence[SpanTest], count: int, every: int = 1) -> list[SpanTest]:
@@ -310,14 +332,14 @@ def cuad_runs(material: Material, mode_name: str, model: ModelClient,
     return found
 
 
-def visible_run(material: Material, mode_name: str, model: ModelClient,
-                fresh: bool = False) -> dict[str, Any]:
-    """The mode on the visible question set, scored as ``legalbench evaluate`` scores it."""
-    mode = material.mode(mode_name, 0, model, fresh)
-    scorer = Scorer({d.doc_id: d.text for d in material.visible_documents},
-                    material.visible_indexes)
+def qa_run(material: Material, profile: str, mode_name: str, model: ModelClient,
+           fresh: bool = False) -> dict[str, Any]:
+    """The mode on a QA set, scored as ``legalbench evaluate`` scores it."""
+    mode = material.mode(mode_name, profile, model, fresh)
+    qa = material.qa[profile]
+    scorer = Scorer({d.doc_id: d.text for d in qa.documents}, qa.indexes)
     scores = []
-    for question in material.questions:
+    for question in qa.questions:
         retrieval = mode.retrieve(question.question, question_id=question.id)
         scores.append(scorer.score(question, retrieval.mode, retrieval.provisions,
                                    retrieval.payload_tokens, retrieval.scan_tokens))
@@ -341,9 +363,10 @@ def variant(material: Material, rule: Rule | None, modes: Sequence[str], model: 
             fresh = rule is not None and rule.rebuild
             entry: dict[str, Any] = {"cuad": cuad_runs(material, mode_name, model, progress,
                                                        budgets, fresh)}
-            entry["visible"] = visible_run(material, mode_name, model, fresh)
-            progress(f"  {mode_name} visible: recall {entry['visible']['recall']}, "
-                     f"complete {entry['visible']['complete']}")
+            for profile, qa in material.qa.items():
+                entry[qa.key] = qa_run(material, profile, mode_name, model, fresh)
+                progress(f"  {mode_name} {profile}: recall {entry[qa.key]['recall']}, "
+                         f"complete {entry[qa.key]['complete']}")
             result[mode_name] = entry
         played_navigator._navigator.cache_clear()
     return result
@@ -360,6 +383,9 @@ def main() -> int:
                              "same one, for the ablation)")
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
     parser.add_argument("--modes", nargs="+", default=list(MODES))
+    parser.add_argument("--splits", nargs="+", default=list(SPLITS), choices=SPLITS,
+                        help="the CUAD splits to measure (default: both); while a rule is being "
+                             "decided, the tuning split alone")
     parser.add_argument("--rules", nargs="+", default=["none"],
                         help="'none': all rules on only; 'all': also every rule off in turn; "
                              "or rule names")
@@ -385,7 +411,7 @@ def main() -> int:
         print(message, file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    material = load(args.families, args.every)
+    material = load(args.families, args.every, args.splits)
     progress(f"loaded in {time.perf_counter() - started:.0f} s: "
              + ", ".join(f"{k} {len(v)} tests" for k, v in material.tests.items()))
     report: dict[str, Any] = {
@@ -436,57 +462,68 @@ def render(report: dict[str, Any]) -> str:
     variants = report["variants"]
     base = variants["all rules on"]["results"]
     budgets = [str(b) for b in report["budgets"]]
-    columns = [(split, budget) for budget in budgets for split in ("tune", "test")]
+    splits = [s for s in SPLITS if s in report["tests"]]
+    columns = [(split, budget) for budget in budgets for split in splits]
     names = [f"{split} {int(budget) // 1000}k" for split, budget in columns]
-    lines = [(f"Measured at {report['commit']}: {report['tests']['tune']} tuning and "
-              f"{report['tests']['test']} test CUAD span tests (every test of "
+    first_entry = next(iter(base.values()))
+    qa_keys = [key for _, key in QA_SETS if key in first_entry]
+    qa_sets = ", ".join(f"{_QA_NAMES[k]} {first_entry[k]['questions']} document-bound "
+                        "questions" for k in qa_keys)
+    lines = [(f"Measured at {report['commit']}: "
+              + " and ".join(f"{report['tests'][s]} {_SPLIT_NAMES[s]}" for s in splits)
+              + " CUAD span tests (every test of "
               f"{report['families_per_split']} contract families per split, spread evenly"
               + (f", every {report['every']}th of them" if report.get("every", 1) > 1 else "")
-              + f"), CUAD vectors {report['cuad_embedding_backend']}; visible set: "
-              f"{next(iter(base.values()))['visible']['questions']} document-bound "
-              "questions."), ""]
+              + f"), CUAD vectors {report['cuad_embedding_backend']}; {qa_sets}."), ""]
+    qa_columns = [f"{_QA_NAMES[k]} {what}" for k in qa_keys
+                  for what in ("recall", "complete", "wrong doc")]
     lines += ["| mode | " + " | ".join(f"recall {n}" for n in names) + " | "
-              + " | ".join(f"wrong doc {n}" for n in names)
-              + " | visible recall | visible complete | visible wrong doc |",
-              "|---|" + "---|" * (2 * len(columns) + 3)]
+              + " | ".join(f"wrong doc {n}" for n in names) + " | "
+              + " | ".join(qa_columns) + " |",
+              "|---|" + "---|" * (2 * len(columns) + len(qa_columns))]
     for mode, entry in base.items():
-        cuad, visible = entry["cuad"], entry["visible"]
+        cuad = entry["cuad"]
+        qa_cells = [cell for k in qa_keys for cell in (
+            f"{entry[k]['recall']:.3f}", f"{entry[k]['complete']}/{entry[k]['questions']}",
+            _rate(entry[k]["wrong_document_rate"]))]
         lines.append(f"| {mode} | " + " | ".join(_cell(cuad, s, b) for s, b in columns) + " | "
-                     + " | ".join(_wrong(cuad, s, b) for s, b in columns)
-                     + f" | {visible['recall']:.3f} | {visible['complete']}/"
-                     f"{visible['questions']} | {_rate(visible['wrong_document_rate'])} |")
+                     + " | ".join(_wrong(cuad, s, b) for s, b in columns) + " | "
+                     + " | ".join(qa_cells) + " |")
     if len(variants) > 1:
         lines += ["", ("Ablation: each rule switched off alone; the change in recall against "
                        "all rules on (negative: the rule helps, positive: it hurts)."), ""]
         for mode in [m for m in base if m != "navembed:chunks"]:
             lines += [f"**{mode}**", "", "| rule off | what the rule does | "
-                      + " | ".join(names) + " | visible |",
-                      "|---|---|" + "---|" * (len(columns) + 1)]
+                      + " | ".join(names + [_QA_NAMES[k] for k in qa_keys]) + " |",
+                      "|---|---|" + "---|" * (len(columns) + len(qa_keys))]
             for name, found in variants.items():
                 if name == "all rules on" or mode not in found["results"]:
                     continue
                 entry = found["results"][mode]
                 deltas = [_delta(entry["cuad"], base[mode]["cuad"], s, b) for s, b in columns]
-                visible = entry["visible"]["recall"] - base[mode]["visible"]["recall"]
-                lines.append(f"| {name} | {found['does']} | {' | '.join(deltas)} | "
-                             f"{visible:+.3f} |")
+                deltas += [f"{entry[k]['recall'] - base[mode][k]['recall']:+.3f}"
+                           for k in qa_keys]
+                lines.append(f"| {name} | {found['does']} | {' | '.join(deltas)} |")
             lines.append("")
     first_budget = budgets[0]
     lines += ["", (f"Recall per CUAD category at {int(first_budget):,} characters "
-                   "(tune / test)."), ""]
+                   f"({' / '.join(splits)})."), ""]
     modes = list(base)
-    lines += ["| category | tests tune / test | " + " | ".join(modes) + " |",
+    lines += [f"| category | tests {' / '.join(splits)} | " + " | ".join(modes) + " |",
               "|---|---|" + "---|" * len(modes)]
     first = base[modes[0]]["cuad"]
-    tags = sorted(set(first["tune"][first_budget]["by_tag"])
-                  | set(first["test"][first_budget]["by_tag"]))
+    tags = sorted({tag for s in splits for tag in first[s][first_budget]["by_tag"]})
     for tag in tags:
         counts = " / ".join(str(first[s][first_budget]["by_tag"].get(tag, {}).get("tests", 0))
-                            for s in ("tune", "test"))
+                            for s in splits)
         cells = [" / ".join(_tag(base[m]["cuad"], s, first_budget, tag)
-                            for s in ("tune", "test")) for m in modes]
+                            for s in splits) for m in modes]
         lines.append(f"| {tag} | {counts} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
+
+
+_SPLIT_NAMES = {"tune": "tuning", "test": "test"}
+_QA_NAMES = {"visible": "visible", "tune_qa": "edgar2023-tune"}
 
 
 def _cell(cuad: dict[str, Any], split: str, budget: str) -> str:

@@ -30,7 +30,7 @@ from pytest_legalbench.defaults import MAX_UNIT_TOKENS
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.units import unit_reach
-from pytest_legalbench.navindex.heading_like import heading_like_lines
+from pytest_legalbench.navindex.heading_like import heading_like_lines, inline_heading_like
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.navindex.parallel_build import build_parallel
 from pytest_legalbench.navindex.statistics import corpus_stats, document_stats
@@ -45,6 +45,11 @@ def _by_kind(index: DocumentIndex, text: str) -> tuple[Counter[str], Counter[str
     like: Counter[str] = Counter()
     found: Counter[str] = Counter()
     for line in heading_like_lines(text):
+        like[line.kind] += 1
+        found[line.kind] += line.start in labelled
+    # Headings run into long lines are a kind apart, outside the overall recall (which
+    # earlier reports measured on line openings only).
+    for line in inline_heading_like(text):
         like[line.kind] += 1
         found[line.kind] += line.start in labelled
     return like, found
@@ -123,11 +128,12 @@ def _markdown(report: dict[str, object]) -> str:
             f"{c['documents_with_unit_over_cap']} documents | "
             f"{c['largest_unit_tokens']:,} | {c['unreached_share']:.2%} |")
     lines += ["", "Heading recall by kind of heading-like line:", "",
-              "| corpus | numbered | keyword | lettered |", "|---|---|---|---|"]
+              "| corpus | numbered | keyword | lettered | in-line (run into a long line) |",
+              "|---|---|---|---|---|"]
     for c in corpora:
         kinds = c["heading_recall_by_kind"]
         cells = [f"{kinds[k]['recall']:.3f} ({kinds[k]['found']:,} / {kinds[k]['lines']:,})"
-                 if k in kinds else "-" for k in ("numbered", "keyword", "lettered")]
+                 if k in kinds else "-" for k in ("numbered", "keyword", "lettered", "in-line")]
         lines.append(f"| {c['corpus']} | " + " | ".join(cells) + " |")
     for c in corpora:
         lines += ["", f"Worst documents of {c['corpus']} (by text over the cap):", "",

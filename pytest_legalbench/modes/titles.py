@@ -106,7 +106,7 @@ class TitlesMode:
         self.listing = titles_listing(candidates)
         self.two_stage = estimate_tokens(self.listing) > settings.scan_budget_tokens
         self._lines = tuple(document_line(index) for index in corpus.indexes)
-        self.context = UnitContext(corpus.indexes)
+        self.context = UnitContext(corpus.indexes, without_furniture=True)
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """Ask the model for its picks and return the valid ones in the model's order."""

@@ -36,16 +36,17 @@ MIN_HIT_TOKENS = 8
 
 
 def contextual_group(nodes: Sequence[Node], context: UnitContext) -> list[Piece]:
-    """One document's pieces: each unit's context line and own words, children pooled."""
+    """One document's pieces: each unit's context line and own words (page furniture left
+    out), children pooled."""
     return [Piece(p.label, f"{context.line(context.by_id[p.label])}\n{p.own_text}".strip(),
-                  p.children) for p in subtree_group(nodes)]
+                  p.children) for p in subtree_group([context.ranked(n) for n in nodes])]
 
 
 class UnitSpace:
     """A corpus's units in a fixed order, with their context, routing and BM25 index."""
 
     def __init__(self, corpus: Corpus) -> None:
-        self.context = UnitContext(corpus.indexes)
+        self.context = UnitContext(corpus.indexes, without_furniture=True)
         self.by_id = self.context.by_id
         self.router = Router.of_corpus(corpus.indexes, corpus.documents)
         per_document = [self.context.units[index.doc_id] for index in corpus.indexes]

@@ -122,6 +122,26 @@ def heading_like_lines(text: str) -> Iterator[HeadingLike]:
         position += len(raw) + 1
 
 
+#: A physical line this long is paragraphs run together (PDF text, often a page a line).
+RUN_TOGETHER_CHARS = 400
+_INLINE_KEYWORD = re.compile(
+    r"(?<=[.;:] )(?:ARTICLE|Article|SECTION|Section) (?:\d{1,3}(?:\.\d{1,3})*|[IVXLC]{1,7})\b"
+    r"\.? ?[:.-]? ?(?=[A-Z“\"(])")
+
+
+def inline_heading_like(text: str) -> Iterator[HeadingLike]:
+    """Keyword headings run into a long line after the end of a sentence ("... hereunder.
+    Section 1.02 Excluded Assets. Notwithstanding ..."): kind ``in-line``. They are not
+    counted by ``heading_like_lines``, which reads line openings only."""
+    flat = plain(text)
+    position = 0
+    for raw in flat.split("\n"):
+        if len(raw) > RUN_TOGETHER_CHARS:
+            for match in _INLINE_KEYWORD.finditer(raw):
+                yield HeadingLike(position + match.start(), position + len(raw), "in-line")
+        position += len(raw) + 1
+
+
 #: A table row as the HTML reader writes it: two or more filled cells joined by " | ".
 _CELL_SEPARATOR = " | "
 

@@ -59,9 +59,7 @@ def split_title(text: str, start: int = 0) -> str:
     if begin >= end:
         return ""
     match = _TITLE.match(text, begin, end)
-    if match is None:
-        return ""
-    title = _title_of(match.group(1))
+    title = _title_of(match.group(1)) if match is not None else ""
     if title:
         return title
     # "COSTS Each of the parties ...": a heading in capitals run into its first sentence.

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from pytest_legalbench.navindex.markers import LIST_KINDS, Marker, classify
+from pytest_legalbench.navindex.page_furniture import find_furniture
 from pytest_legalbench.navindex.plain_characters import plain_text
 
 _SOFT_BREAK = re.compile(r"[ \t]{3,}(?=\S)")
@@ -23,6 +24,20 @@ _RUN_ON_LINE = 400
 #: A line that holds only a clause number or an enumeration label: "2.", "1.1", "(a)", "iv.".
 _BARE_MARKER = re.compile(
     r"\d{1,3}(?:\.\d{1,3}){0,3}[.)]?|\d{1,3}(?:\.\d{1,3})+|\([A-Za-z0-9]{1,4}\)|[A-Za-z]{1,4}[.)]")
+# A keyword heading run into a long line: "... hereunder. Section 1.02 Excluded Assets." or
+# "... as follows: ARTICLE I PURCHASE AND SALE Section 1.01 Purchase and Sale of Assets.".
+# Where it may start is decided by what precedes it (``_opens_inline``): a citation
+# ("pursuant to Section 6.02") follows a lower-case word, a heading does not.
+_INLINE_KEYWORD = re.compile(
+    r"[ \t]+(?=(?:ARTICLE|Article|SECTION|Section)[ \t]+(?:\d{1,3}(?:\.\d{1,3}){0,3}|[IVXLC]{1,7})"
+    r"\b)")
+#: An article's heading: its number and a title in capitals, if any ("ARTICLE I PURCHASE AND
+#: SALE"), up to where a keyword heading run into it begins.
+_ARTICLE_RUN = re.compile(
+    r"(?:ARTICLE|Article)[ \t]+(?:[IVXLC]{1,7}|\d{1,3})\.?(?:[ \t]+[A-Z][A-Z&'’,;-]*){0,8}[ \t]*")
+_ARTICLE_WORD = re.compile(r"ARTICLE|Article")
+#: How far back an article's heading is looked for.
+_ARTICLE_REACH = 120
 
 
 @dataclass(frozen=True)
@@ -48,12 +63,22 @@ def split_lines(text: str) -> list[Line]:
     so does a numbered clause run on after a sentence in a long line.
     """
     text = plain_text(text)
+    furniture = [span for span in find_furniture(text)
+                 if not _whole_line(text, *span)]
     pieces: list[tuple[int, int, Marker | None]] = []
+    next_span = 0
     for match in re.finditer(r"[^\n]+", text):
         raw = match.group(0)
         if not raw.strip():
             continue
-        pieces.extend(_segments(raw, match.start()))
+        while next_span < len(furniture) and furniture[next_span][1] <= match.start():
+            next_span += 1
+        inside: list[tuple[int, int]] = []
+        while (next_span + len(inside) < len(furniture)
+               and furniture[next_span + len(inside)][0] < match.end()):
+            inside.append(furniture[next_span + len(inside)])
+        pieces.extend(_segments(raw, match.start(),
+                                [(a - match.start(), b - match.start()) for a, b in inside]))
     lines: list[Line] = []
     position = 0
     while position < len(pieces):
@@ -82,29 +107,88 @@ def _with_next(text: str, pieces: list[tuple[int, int, Marker | None]],
     return None if marker is None else (following_end, marker)
 
 
-def _segments(raw: str, offset: int) -> list[tuple[int, int, Marker | None]]:
+def _whole_line(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is all of its line, blanks aside."""
+    before = text.rfind("\n", 0, start) + 1
+    after = text.find("\n", end)
+    after = len(text) if after == -1 else after
+    return not text[before:start].strip() and not text[end:after].strip()
+
+
+def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = None
+              ) -> list[tuple[int, int, Marker | None]]:
+    """The pieces of one physical line, each with the marker opening it (or None);
+    ``furniture`` holds the page furniture inside the line (offsets into it), each its own
+    piece, after which a page's first heading may begin."""
     lead = len(raw) - len(raw.lstrip())
-    cuts = [(lead, classify(raw))]
-    gaps = list(_SOFT_BREAK.finditer(raw, lead))
+    furniture = furniture or []
+    opening = classify(raw) if not any(a <= lead < b for a, b in furniture) else None
+    cuts = [(lead, opening)]
+    # A gap: (where the piece before it ends, where the next may begin, whether it is a
+    # page break, which lets any structural heading begin there).
+    gaps = [(gap.start(), gap.end(), False) for gap in _SOFT_BREAK.finditer(raw, lead)]
     if len(raw) > _RUN_ON_LINE:
-        gaps = sorted(gaps + list(_RUN_ON.finditer(raw, lead)), key=lambda gap: gap.start())
-    for gap in gaps:
-        if gap.end() <= cuts[-1][0]:
+        gaps += [(gap.start(), gap.end(), False) for gap in _RUN_ON.finditer(raw, lead)]
+        gaps += [(gap.start(), gap.end(), False) for gap in _INLINE_KEYWORD.finditer(raw, lead)
+                 if _opens_inline(raw, lead, gap.start())]
+    for start, end in furniture:
+        gaps.append((start, start, True))
+        gaps.append((end, end, True))
+    gaps.sort(key=lambda gap: (gap[1], not gap[2]))
+    for gap_start, gap_end, page_break in gaps:
+        if gap_end <= cuts[-1][0] and not (page_break and gap_end > cuts[-1][0] - 1
+                                           and gap_end != cuts[-1][0]):
+            continue
+        at = gap_end
+        while at < len(raw) and raw[at] in " \t":
+            at += 1
+        if at >= len(raw) or at <= cuts[-1][0]:
+            continue
+        if any(a <= at < b for a, b in furniture):
+            # The furniture itself: a piece of its own, never a heading.
+            cuts.append((at, None))
             continue
         # Positions, not copies of the rest of the line: a long line has many gaps.
-        marker = classify(raw, gap.end())
+        marker = classify(raw, at)
+        if page_break and (marker is None or marker.kind in ("whereas", "toc_heading")):
+            cuts.append((at, None))
+            continue
         if marker is None or marker.kind in ("whereas", "toc_heading"):
             continue
-        if marker.kind in LIST_KINDS and not _closes_sentence(raw, cuts[-1][0], gap.start()):
+        if marker.kind in LIST_KINDS and not _closes_sentence(raw, cuts[-1][0], gap_start):
+            if page_break:
+                cuts.append((at, None))
             continue
-        cuts.append((gap.end(), marker))
+        cuts.append((at, marker))
     segments = []
     for position, (start, marker) in enumerate(cuts):
         stop = cuts[position + 1][0] if position + 1 < len(cuts) else len(raw)
         piece = raw[start:stop].rstrip()
+        if marker is not None and stop < len(raw):
+            # Read again inside the piece, so that a title ends where the piece does (the next
+            # heading or the page's footer), not at the end of the physical line.
+            marker = classify(piece) or marker
         if piece:
             segments.append((offset + start, offset + start + len(piece), marker))
     return segments
+
+
+def _opens_inline(raw: str, start: int, end: int) -> bool:
+    """Whether a keyword heading may begin after ``raw[start:end]``: after the end of a
+    sentence, or after an article's heading ("ARTICLE I PURCHASE AND SALE"), never after
+    running words ("pursuant to Section 6.02", "SET FORTH IN SECTION 13")."""
+    if _closes_sentence(raw, start, end):
+        return True
+    words = list(_ARTICLE_WORD.finditer(raw, max(start, end - _ARTICLE_REACH), end))
+    if not words:
+        return False
+    # The article's heading itself opens the piece or follows the end of a sentence: a
+    # sentence in capitals ("... UNDER ARTICLE XI OR INTELLECTUAL PROPERTY UNDER") does not.
+    at = words[-1].start()
+    # A page's number may come before it, on a page of text run into one line.
+    return (_ARTICLE_RUN.fullmatch(raw, at, end) is not None
+            and (raw[start:at].strip().isdigit() or not raw[start:at].strip()
+                 or _closes_sentence(raw, start, at)))
 
 
 def _closes_sentence(raw: str, start: int, end: int) -> bool:

@@ -20,8 +20,11 @@ from pytest_legalbench.ingest.manifest import load_manifest
 REPO = Path(__file__).resolve().parents[2]
 TRANSACTIONS = REPO / "corpus" / "transactions.yaml"
 EDGAR2023 = REPO / "corpus" / "edgar2023.yaml"
+EDGAR2023_TUNE = REPO / "corpus" / "edgar2023-tune.yaml"
 #: The manifests written by hand (cuad.yaml is generated and has tests of its own).
-HAND_WRITTEN = (TRANSACTIONS, EDGAR2023)
+HAND_WRITTEN = (TRANSACTIONS, EDGAR2023, EDGAR2023_TUNE)
+#: The EDGAR selections: exhibits of the mirror's edgar2023/ folder, as filed.
+EDGAR_SELECTIONS = (EDGAR2023, EDGAR2023_TUNE)
 EDGAR_ARCHIVES = "https://www.sec.gov/Archives/edgar/data/"
 
 pytestmark = pytest.mark.corpus
@@ -53,6 +56,12 @@ def edgar_raw() -> dict[str, Any]:
     return _raw(EDGAR2023)
 
 
+@pytest.fixture(scope="module", params=EDGAR_SELECTIONS, ids=lambda path: path.stem)
+def any_edgar_raw(request: pytest.FixtureRequest) -> dict[str, Any]:
+    path: Path = request.param
+    return _raw(path)
+
+
 @pytest.fixture(scope="module", params=HAND_WRITTEN, ids=lambda path: path.stem)
 def any_raw(request: pytest.FixtureRequest) -> dict[str, Any]:
     path: Path = request.param
@@ -73,7 +82,9 @@ def squeeze(text: str) -> str:
 @pytest.mark.parametrize("path", HAND_WRITTEN, ids=lambda path: path.stem)
 def test_the_loader_accepts_it_under_its_own_name(path: Path) -> None:
     manifest = load_manifest(path)
-    assert manifest.profile == path.stem == manifest.root
+    assert manifest.profile == path.stem
+    # A profile reads the mirror folder of its name; the tuning selection reads edgar2023's.
+    assert manifest.root == ("edgar2023" if path in EDGAR_SELECTIONS else path.stem)
 
 
 def test_ids_roles_and_relations(any_raw: dict[str, Any]) -> None:
@@ -179,14 +190,14 @@ def test_edgar2023_is_a_held_out_selection_of_whole_exhibits(edgar_raw: dict[str
         assert sum(role in ("base", "conformed") for role in roles) <= 1, name
 
 
-def test_edgar2023_sources_are_rows_of_the_mirror_listing(edgar_raw: dict[str, Any],
+def test_edgar2023_sources_are_rows_of_the_mirror_listing(any_edgar_raw: dict[str, Any],
                                                           corpus: Path) -> None:
     # MANIFEST.tsv lists every exhibit of the mirror with its accession, CIK and file name;
     # each entry's path is <accession>/<file>, exactly as the listing names it.
     with (corpus / "edgar2023" / "MANIFEST.tsv").open(encoding="utf-8", newline="") as handle:
         listing = {(row["accession"], row["file"]): row
                    for row in csv.DictReader(handle, delimiter="\t")}
-    for doc in edgar_raw["documents"]:
+    for doc in any_edgar_raw["documents"]:
         source = doc["source"]
         row = listing[(source["accession"], source["file"])]
         assert doc["path"] == f"{source['accession']}/{source['file']}"
@@ -194,10 +205,10 @@ def test_edgar2023_sources_are_rows_of_the_mirror_listing(edgar_raw: dict[str, A
         assert doc["license"] == "Public record: SEC EDGAR filing"
 
 
-def test_edgar2023_downloads_are_the_mirrored_exhibits(edgar_raw: dict[str, Any],
+def test_edgar2023_downloads_are_the_mirrored_exhibits(any_edgar_raw: dict[str, Any],
                                                        corpus: Path) -> None:
     # The mirror keeps each exhibit as filed, so its download is the same bytes.
-    for doc in edgar_raw["documents"]:
+    for doc in any_edgar_raw["documents"]:
         download = doc["download"]
         assert download["url"] == doc["source"]["url"] and download["format"] == "html"
         assert download["sha256"] == sha256_of(corpus / "edgar2023" / doc["path"])

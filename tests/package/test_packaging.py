@@ -27,6 +27,7 @@ def test_the_wheel_ships_manifests_and_prompts(tmp_path: Path) -> None:
     assert {"pytest_legalbench/manifests/transactions.yaml",
             "pytest_legalbench/manifests/cuad.yaml",
             "pytest_legalbench/manifests/edgar2023.yaml",
+            "pytest_legalbench/manifests/edgar2023-tune.yaml",
             "pytest_legalbench/prompt_templates/README.md",
             "pytest_legalbench/prompt_templates/answer_system.txt",
             "pytest_legalbench/llm/price_cards/default.json",
@@ -51,4 +52,4 @@ def test_the_wheel_ships_manifests_and_prompts(tmp_path: Path) -> None:
                             cwd=tmp_path, check=True, capture_output=True, text=True).stdout
     location, profiles, count = output.splitlines()
     assert Path(location).is_relative_to(tmp_path / "site")
-    assert profiles == "('cuad', 'edgar2023', 'transactions')" and count == "10"
+    assert profiles == "('cuad', 'edgar2023', 'edgar2023-tune', 'transactions')" and count == "10"
