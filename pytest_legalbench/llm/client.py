@@ -97,9 +97,18 @@ class ModelClient:
         self._sdk_client: anthropic.Anthropic | None = None
         self.replies = replies
         """The answers of a batch run (``llm.batch_replies``); None: every call is sent."""
+        self.cache_ttl: str | None = None
+        """The lifetime every cache mark asks for when it names none (a batch run's ``1h``:
+        ``plugin.batch_hooks``); None: the API's default 5 minutes."""
         self._served_sdk: anthropic.Anthropic | None = None
         self._serving: StoredReply | None = None
         self._serve_lock = threading.Lock()
+
+    @property
+    def backend_label(self) -> str:
+        """The backend its ledger calls name (``reference``, ``anthropic``, or a third-party
+        server's label)."""
+        return self._backend_label
 
     def __enter__(self) -> Self:
         return self
@@ -289,7 +298,7 @@ class ModelClient:
                  question_id: str | None = None, sampling: Sampling | None = None) -> Completion:
         """Ask for a text answer; the call is recorded in the ledger."""
         reply, latency = self._create(stage, question_id, model, max_tokens=max_tokens,
-                                      system=_system(system), messages=_messages(messages),
+                                      system=self._system(system), messages=_messages(messages),
                                       **self._sampling(sampling))
         self._record(stage, reply, latency, question_id)
         text = "".join(block.text for block in reply.content
@@ -307,10 +316,10 @@ class ModelClient:
         as_text = self._caps is not None and self._caps.structured == JSON_TEXT
         if as_text:
             # The server honours no forced tool use: the schema goes into the prompt instead.
-            request: dict[str, Any] = {"system": _system([*system, SystemBlock(instruction(
+            request: dict[str, Any] = {"system": self._system([*system, SystemBlock(instruction(
                 tool.name, tool.description, tool.input_schema))])}
         else:
-            request = {"system": _system(system), "tools": [tool.to_param()],
+            request = {"system": self._system(system), "tools": [tool.to_param()],
                        "tool_choice": {"type": "tool", "name": tool.name}}
         total = Usage()
         raw: str | None = None
@@ -343,7 +352,7 @@ class ModelClient:
             raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, "
                              f"got {tool_choice!r}")
         reply, latency = self._create(
-            stage, question_id, model, max_tokens=max_tokens, system=_system(system),
+            stage, question_id, model, max_tokens=max_tokens, system=self._system(system),
             messages=_messages(messages), tools=[tool.to_param() for tool in tools],
             tool_choice={"type": tool_choice})
         text, uses, content = reply_blocks(reply.content)
@@ -368,10 +377,18 @@ class ModelClient:
             extra["seed"] = sampling.seed
         return {"extra_body": extra} if extra else {}
 
+    def _system(self, blocks: Sequence[SystemBlock]) -> Any:
+        """The system blocks as sent, cache marks given the client's lifetime."""
+        ttl = self.cache_ttl
+        if ttl is not None:
+            blocks = [dataclasses.replace(block, ttl=ttl) if block.cache and block.ttl is None
+                      else block for block in blocks]
+        return _system(blocks)
+
     def count_tokens(self, *, model: str, system: Sequence[SystemBlock],
                      messages: Sequence[Mapping[str, object]]) -> int:
         """Return the input tokens the server counts for this prompt (not a billed call)."""
-        params: dict[str, Any] = {"system": _system(system), "messages": _messages(messages)}
+        params: dict[str, Any] = {"system": self._system(system), "messages": _messages(messages)}
         if self._caps is not None:
             params = adapt_request(params, self._caps)  # counted as it would be sent
         counted, _, _ = self._send("count_tokens", None, lambda sdk: sdk.messages.count_tokens(

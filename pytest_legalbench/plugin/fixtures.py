@@ -75,13 +75,16 @@ def legalbench_index(legalbench_settings: Settings,
 
 
 @pytest.fixture(scope="session")
-def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings,
+def legalbench_runner(request: pytest.FixtureRequest, pytestconfig: pytest.Config,
+                      legalbench_settings: Settings,
                       legalbench_documents: tuple[Document, ...],
                       legalbench_index: tuple[DocumentIndex, ...], record_mode: str,
                       disable_recording: bool) -> Iterator[Benchmark]:
     """The session's benchmark: one item runner per product over the corpus, one client and
     (offline) the reference server, closed even when items fail. Cassettes follow
-    pytest-recording's ``--record-mode`` and ``--disable-recording``."""
+    pytest-recording's ``--record-mode`` and ``--disable-recording``. In a batch run the
+    calls of every item this process runs go through batches first
+    (``plugin.batch_hooks``), and the items are served from their answers."""
     from pytest_legalbench.run.backend import open_backend
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.blas_threads import one_blas_thread
@@ -106,16 +109,14 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
         from pytest_legalbench.reference_backend.faults import parse_faults
 
         faults = parse_faults(settings.faults)
-    with open_backend(config, retrieval.context_window, settings.server_kind,
-                      faults) as live, \
-            ModelClient(live, Ledger(), local_failure=cassette_miss,
-                        guard=_cost_guard(pytestconfig, settings)) as client:
-        yield Benchmark([
+
+    def benchmark(client: ModelClient, cassettes: CassettePlan | None) -> Benchmark:
+        return Benchmark([
             QaRunner(legalbench_documents, legalbench_index, client,
                      QaSettings(answer_model=settings.answer_model,
                                 judge_model=settings.judge_model, judge=settings.judge,
                                 mode_settings=retrieval),
-                     cassettes=plan, cache_dir=settings.cache_dir,
+                     cassettes=cassettes, cache_dir=settings.cache_dir,
                      vector_record=pytestconfig.rootpath / "cassettes" / VECTOR_RECORD_FOLDER),
             GandrItems(legalbench_index, client,
                        GandrItemSettings(answer_model=settings.answer_model,
@@ -123,7 +124,22 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
                                          repeats=settings.repeats,
                                          gandr=with_overrides(settings.gandr),
                                          cross_encoder=retrieval.cross_encoder),
-                       cassettes=plan)], client)
+                       cassettes=cassettes)], client)
+
+    guard = _cost_guard(pytestconfig, settings)
+    with open_backend(config, retrieval.context_window, settings.server_kind,
+                      faults) as live, \
+            ModelClient(live, Ledger(), local_failure=cassette_miss, guard=guard) as client:
+        if settings.batch:
+            from pytest_legalbench.plugin.batch_hooks import run_first_pass
+
+            # The first pass builds its own benchmark, with no cassettes: what it learns is
+            # which calls the items make, and the cassettes record the items' real run.
+            client.replies = run_first_pass(
+                request, settings, live, lambda collector: benchmark(collector, None), guard,
+                record_mode=record_mode, recording=not disable_recording,
+                local_failure=cassette_miss, client=client)
+        yield benchmark(client, plan)
 
 
 def _cost_guard(config: pytest.Config, settings: Settings) -> CostGuard | None:

@@ -235,9 +235,17 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                      questions_dir=settings.questions_dir, judge=settings.judge,
                      progress=progress)
     lines = finish_session(records, end) if records else ["", f"legalbench: {end.partial}"]
+    if settings.batch:
+        from pytest_legalbench.plugin.batch_hooks import report_lines
+
+        lines.extend(report_lines(config))
     if journal is not None and end.partial:
         lines.append(f"run journal: {journal.journal} (run the rest with "
                      f"--legalbench-resume {journal.folder})")
+        if settings.batch:
+            from pytest_legalbench.plugin.batch_hooks import left_running
+
+            lines.extend(left_running(journal))
     elif journal is not None and not journal.fresh:
         from pytest_legalbench.run.run_folder import remove_superseded_partial
 

@@ -59,6 +59,11 @@ def session_settings(config: pytest.Config) -> Settings:
     if settings.faults is not None and not config.getoption("disable_recording", False):
         raise StartError("--legalbench-faults needs --disable-recording: a recorded fault "
                          "would be replayed in every later run")
+    dist = config.getoption("dist", "no")
+    if settings.batch and dist not in ("no", "load", "loadgroup"):
+        raise StartError(f"--legalbench-batch under xdist needs --dist load or loadgroup (what "
+                         f"-n gives), not --dist {dist}: each worker's share of questions is "
+                         f"fixed before its batches are sent")
     return settings
 
 
@@ -82,6 +87,11 @@ def start_benchmark(config: pytest.Config) -> Settings:
     config.stash[JOURNAL_KEY] = journal
     exit_quickly()
     # Its schedulers and thread limits are for benchmark runs only.
-    config.pluginmanager.register(BenchmarkXdist(settings.modes), "legalbench-xdist")
+    config.pluginmanager.register(BenchmarkXdist(settings.modes, batch=settings.batch),
+                                  "legalbench-xdist")
+    if settings.batch:
+        from pytest_legalbench.plugin.batch_hooks import BatchReport
+
+        config.pluginmanager.register(BatchReport(), "legalbench-batch")
     share_cores_late(config)
     return settings

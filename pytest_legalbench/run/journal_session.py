@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.files.record_json import NOT_WRITTEN, from_builtins, to_builtins
+from pytest_legalbench.llm.batches import Submission
 from pytest_legalbench.run.fingerprint import Fingerprint
 from pytest_legalbench.run.journal import (
     JOURNAL_FILE,
+    BatchEntry,
     ItemEntry,
     JournalContents,
     JournalError,
@@ -55,6 +57,9 @@ class JournalSession:
                                                       metadata=NOT_WRITTEN)
     """Item id to the record envelope an earlier run under the same settings left (not
     handed to workers: each reads them from the journal)."""
+    submitted: tuple[Submission, ...] = field(default=(), metadata=NOT_WRITTEN)
+    """The message batches earlier runs under the same settings created: a batch run
+    collects them instead of submitting their requests again (read like ``resumed``)."""
 
     @property
     def journal(self) -> Path:
@@ -99,6 +104,15 @@ class JournalSession:
         JournalWriter(self.journal).append(
             journal_line(ItemEntry(self.run, item, self.digest, None, reason)))
 
+    def batched(self, entry: BatchEntry) -> None:
+        """Write that a message batch was created (fsync'd before the run waits on it)."""
+        JournalWriter(self.journal).append(journal_line(entry))
+
+    def batches(self) -> tuple[BatchEntry, ...]:
+        """The batches this run created so far."""
+        return tuple(entry for entry in read_journal(self.journal).batches
+                     if entry.run == self.run)
+
     def stopped(self, reason: str) -> None:
         """Write that the run stopped itself early (the cost limit), and why."""
         JournalWriter(self.journal).append(journal_line(StopEntry(self.run, reason)))
@@ -138,7 +152,8 @@ def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool,
                            f"without --legalbench-resume")
     return JournalSession(place.folder, run, dict(fingerprint.parts), fingerprint.digest,
                           fresh=False, report=report or last.report,
-                          resumed=contents.records(fingerprint.digest))
+                          resumed=contents.records(fingerprint.digest),
+                          submitted=contents.submissions(fingerprint.digest))
 
 
 def join_run(given: Mapping[str, Any]) -> JournalSession:
@@ -147,4 +162,6 @@ def join_run(given: Mapping[str, Any]) -> JournalSession:
                             error=JournalError)
     if session.fresh:
         return session
-    return replace(session, resumed=read_journal(session.journal).records(session.digest))
+    contents = read_journal(session.journal)
+    return replace(session, resumed=contents.records(session.digest),
+                   submitted=contents.submissions(session.digest))
