@@ -29,8 +29,8 @@ from pytest_legalbench.run.items import Case
 
 if TYPE_CHECKING:
     from pytest_legalbench.run.batch_phases import PhaseItem
-    from pytest_legalbench.run.journal_session import JournalSession
     from pytest_legalbench.run.benchmark import Benchmark
+    from pytest_legalbench.run.journal_session import JournalSession
 
 #: This process's batch report lines (the first pass, then how the items used it).
 LINES_KEY = pytest.StashKey[list[str]]()
@@ -51,29 +51,28 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
     """Send the calls of this process's items through batches; return the answers the
     items' real run (through ``client``) is served from. Both passes ask for the cache
     lifetime that pays under batches (``llm.batch_cache``)."""
-    from pytest_legalbench.llm.batches import BatchSettings
+    from pytest_legalbench.llm.batches import BatchError, BatchSettings
+    from pytest_legalbench.llm.cost_guard import CostLimitReached
     from pytest_legalbench.llm.ledger import Ledger
     from pytest_legalbench.run.batch_phases import BatchPhases
-
-    from pytest_legalbench.llm.batches import BatchError
-    from pytest_legalbench.llm.cost_guard import CostLimitReached
 
     config = request.config
     journal = config.stash.get(JOURNAL_KEY, None)
     items = process_items(request.session, settings,
                           set(journal.resumed) if journal is not None else set())
     replies = BatchReplies()
-    ttl = batch_cache_ttl(backend=live.backend,
+    # The embedded reference backend, or one reached by base URL, is the reference server.
+    server = live.server.kind if live.server is not None else live.backend
+    ttl = batch_cache_ttl(backend=server,
                           sharing=len({item.case.question.id for item in items}))
     client.cache_ttl = ttl
-    poll = settings.batch_poll_s or (REFERENCE_POLL_S if live.backend == "reference"
+    poll = settings.batch_poll_s or (REFERENCE_POLL_S if server == "reference"
                                      else DEFAULT_POLL_S)
     announce = _announcer(config)
-    announce(f"legalbench batch: first pass over {len(items)} item(s), every {poll:g} s a "
-             f"look at the batches")
+    announce(f"first pass over {len(items)} item(s), a look at the batches every {poll:g} s")
     if ttl is not None:
-        announce(f"legalbench batch: cached prefixes asked for the {ttl} lifetime (a batch "
-                 f"may outlast the 5-minute cache between requests that share them)")
+        announce(f"cached prefixes asked for the {ttl} lifetime (a batch may outlast the "
+                 f"5-minute cache between requests that share them)")
     with ModelClient(live, Ledger(), local_failure=local_failure, guard=guard,
                      replies=replies) as collector:
         collector.cache_ttl = ttl
@@ -109,7 +108,7 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
     replies.serve()
     lines = report.lines() if report is not None else [f"first pass stopped: {stopped}"]
     for line in lines:
-        announce(f"legalbench batch: {line}")
+        announce(line)
     config.stash[LINES_KEY] = lines
     config.stash[REPLIES_KEY] = replies
     return replies
@@ -163,12 +162,19 @@ def _replayable(root: Path, backend: str, record_mode: str,
 
 
 def _announcer(config: pytest.Config) -> Callable[[str], None]:
-    """Where progress lines go: the terminal of this process."""
+    """Where progress lines go: this process's terminal, past pytest's output capture (the
+    first pass runs inside an item's setup, whose output is otherwise held back)."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
 
     def announce(line: str) -> None:
-        if reporter is not None:
-            reporter.write_line(line)
+        if reporter is None:
+            return
+        if capture is None:
+            reporter.write_line(f"legalbench batch: {line}")
+            return
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(f"legalbench batch: {line}")
     return announce
 
 
@@ -223,8 +229,8 @@ def left_running(journal: JournalSession) -> list[str]:
     if not batches:
         return []
     if all(entry.backend == "reference" for entry in batches):
-        return [f"{len(batches)} batch(es) were created on the embedded reference backend, "
-                f"which ended with this run: the resume submits their requests again"]
-    return [f"{len(batches)} batch(es) created by this run keep running on the server: "
+        return [(f"{len(batches)} batch(es) were created on the embedded reference backend, "
+                f"which ended with this run: the resume submits their requests again")]
+    return [(f"{len(batches)} batch(es) created by this run keep running on the server: "
             f"--legalbench-resume {journal.folder} collects them instead of paying again "
-            f"(legalbench batches {journal.folder} lists them, --cancel cancels them)"]
+            f"(legalbench batches {journal.folder} lists them, --cancel cancels them)")]

@@ -48,7 +48,8 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
     inject_calls = [c for r in records for c in r.inject_calls]
     mode_calls = [c for r in records for c in r.mode_calls] or inject_calls
     judge_calls = [c for r in records for c in r.judge_calls]
-    share = batch_share([*inject_calls, *mode_calls, *judge_calls])
+    share = batch_share([*inject_calls, *(c for r in records for c in r.mode_calls),
+                         *judge_calls])
     # A crossover priced as the run was: at the batch rates when all its calls were batch.
     batch = share is not None and share.all
     rates = "batch prices" if batch else ""

@@ -86,12 +86,10 @@ class Phase:
     def line(self) -> str:
         """One line for the terminal."""
         stages = ", ".join(f"{count} {stage}" for stage, count in sorted(self.stages.items()))
-        extra = "".join(
-            f"; {count} {what}" for count, what in ((self.collected, "collected from the "
-                                                     "journal's batches"),
-                                                    (self.failed, "failed"),
-                                                    (self.handed_back, "handed back to call "
-                                                     "interactively")) if count)
+        notes = ((self.collected, "collected from the journal's batches"),
+                 (self.failed, "failed"),
+                 (self.handed_back, "handed back to call interactively"))
+        extra = "".join(f"; {count} {what}" for count, what in notes if count)
         return (f"phase {self.number}: {self.requests} request(s) in "
                 f"{len(self.batches)} batch(es) ({stages}){extra}")
 
@@ -186,7 +184,7 @@ class BatchPhases:
             return pending.requests
         except ModeUnavailable as error:
             left[item.id] = f"{error.mode} cannot run: {error.reason}"
-        except Exception as error:  # the item's real run meets it again, and reports it
+        except Exception as error:  # noqa: BLE001 (its real run meets it again and reports it)
             left[item.id] = f"{type(error).__name__}: {str(error).splitlines()[0][:160]}"
         return None
 
