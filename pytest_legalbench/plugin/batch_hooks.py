@@ -28,7 +28,6 @@ from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case
 
 if TYPE_CHECKING:
-    from pytest_legalbench.run.batch_phases import PhaseItem
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.journal_session import JournalSession
 
@@ -54,30 +53,34 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
     from pytest_legalbench.llm.batches import BatchError, BatchSettings
     from pytest_legalbench.llm.cost_guard import CostLimitReached
     from pytest_legalbench.llm.ledger import Ledger
-    from pytest_legalbench.run.batch_phases import BatchPhases
+    from pytest_legalbench.run.batch_phases import BatchPhases, PhaseItem
 
     config = request.config
     journal = config.stash.get(JOURNAL_KEY, None)
-    items = process_items(request.session, settings,
+    cases = process_items(request.session, settings,
                           set(journal.resumed) if journal is not None else set())
     replies = BatchReplies()
     # The embedded reference backend, or one reached by base URL, is the reference server.
     server = live.server.kind if live.server is not None else live.backend
     ttl = batch_cache_ttl(backend=server,
-                          sharing=len({item.case.question.id for item in items}))
+                          sharing=len({case.question.id for case, _ in cases}))
     client.cache_ttl = ttl
     poll = settings.batch_poll_s or (REFERENCE_POLL_S if server == "reference"
                                      else DEFAULT_POLL_S)
     announce = _announcer(config)
-    announce(f"first pass over {len(items)} item(s), a look at the batches every {poll:g} s")
+    announce(f"first pass over {len(cases)} item(s), a look at the batches every {poll:g} s")
     if ttl is not None:
         announce(f"cached prefixes asked for the {ttl} lifetime (a batch may outlast the "
                  f"5-minute cache between requests that share them)")
     with ModelClient(live, Ledger(), local_failure=local_failure, guard=guard,
                      replies=replies) as collector:
         collector.cache_ttl = ttl
+        # The first pass runs its own benchmark (no cassettes): what it learns is which
+        # calls the items make; the cassettes record the items' real run.
+        benchmark = make_benchmark(collector)
+        items = [PhaseItem.of(benchmark, case, group) for case, group in cases]
         phases = BatchPhases(
-            make_benchmark(collector), replies, live,
+            replies, live,
             BatchSettings(poll_interval_s=poll, fallback=settings.batch_fallback),
             backend=collector.backend_label,
             submitted=journal.submitted if journal is not None else (),
@@ -115,10 +118,9 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
 
 
 def process_items(session: pytest.Session, settings: Settings,
-                  finished: set[str]) -> list[PhaseItem]:
-    """The benchmark items this process runs, in order, less those already ``finished``."""
-    from pytest_legalbench.run.batch_phases import PhaseItem
-
+                  finished: set[str]) -> list[tuple[Case, str]]:
+    """The benchmark items this process runs (each case and its module, the cassette
+    group), in order, less those already ``finished``."""
     workerinput = getattr(session.config, "workerinput", None)
     dealt: dict[str, int] | None = None
     mine = 0
@@ -133,7 +135,7 @@ def process_items(session: pytest.Session, settings: Settings,
             continue
         if dealt is not None and dealt[item.nodeid] != mine:
             continue
-        found.append(PhaseItem(case, Path(str(item.path)).stem))
+        found.append((case, Path(str(item.path)).stem))
     return found
 
 

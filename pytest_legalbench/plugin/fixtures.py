@@ -133,8 +133,6 @@ def legalbench_runner(request: pytest.FixtureRequest, pytestconfig: pytest.Confi
         if settings.batch:
             from pytest_legalbench.plugin.batch_hooks import run_first_pass
 
-            # The first pass builds its own benchmark, with no cassettes: what it learns is
-            # which calls the items make, and the cassettes record the items' real run.
             client.replies = run_first_pass(
                 request, settings, live, lambda collector: benchmark(collector, None), guard,
                 record_mode=record_mode, recording=not disable_recording,

@@ -28,6 +28,7 @@ it replays) leaves the first pass and meets it again, or replays, in its real ru
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,15 +53,17 @@ MAX_PHASES = 1000
 
 @dataclass(frozen=True)
 class PhaseItem:
-    """An item of the first pass: its case and its benchmark module (the cassette group)."""
+    """A unit of the first pass: its id, the question it answers, and what runs it (making
+    its calls inside its call scopes, as its real run will)."""
 
-    case: Case
-    group: str
+    id: str
+    question_id: str
+    run: Callable[[], object]
 
-    @property
-    def id(self) -> str:
-        """The item's id."""
-        return self.case.id
+    @classmethod
+    def of(cls, benchmark: Benchmark, case: Case, group: str) -> PhaseItem:
+        """A benchmark item: ``case`` in the module ``group`` (its cassette group)."""
+        return cls(case.id, case.question.id, functools.partial(benchmark.run, case, group))
 
 
 @dataclass(frozen=True)
@@ -121,17 +124,16 @@ class PhaseReport:
 
 
 class BatchPhases:
-    """Runs the first pass of a batch run over items, through one benchmark whose client
-    collects (``ModelClient.replies`` is ``replies``, still collecting)."""
+    """Runs the first pass of a batch run over items whose calls go through a client that
+    collects (its ``replies`` is ``replies``, still collecting)."""
 
-    def __init__(self, benchmark: Benchmark, replies: BatchReplies, config: ClientConfig,
+    def __init__(self, replies: BatchReplies, config: ClientConfig,
                  settings: BatchSettings, *, backend: str,
                  submitted: Sequence[Submission] = (),
                  journal: Callable[[BatchEntry], None] = lambda _: None,
                  announce: Callable[[str], None] = lambda _: None,
                  replayable: Callable[[str], bool] = lambda _: False,
                  guard: CostGuard | None = None, run: str = "", digest: str = "") -> None:
-        self.benchmark = benchmark
         self.replies = replies
         self.config = config
         self.settings = settings
@@ -179,7 +181,7 @@ class BatchPhases:
     def _try(self, item: PhaseItem, left: dict[str, str]) -> tuple[PendingRequest, ...] | None:
         """The requests ``item`` waits for; None when it ran to its end (or left)."""
         try:
-            self.benchmark.run(item.case, item.group)
+            item.run()
         except CallPending as pending:
             return pending.requests
         except ModeUnavailable as error:
