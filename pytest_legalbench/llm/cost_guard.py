@@ -32,6 +32,11 @@ class CostLimitReached(RuntimeError):
                          f"next call ({stage}) could cost up to {format_usd(most)}")
 
 
+class PlanOverLimit(RuntimeError):
+    """A run's plan costs more than its spending limit: nothing was called (the message is
+    the reason, then the plan; ``run.cost_plan.over_limit``)."""
+
+
 class SpendMeter:
     """Dollars spent, kept in one file shared by every process of a run (or in memory)."""
 

@@ -24,6 +24,7 @@ from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.cost_guard import CostGuard
 from pytest_legalbench.plugin.item_shares import shares, worker_number
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
+from pytest_legalbench.plugin.session_notes import add_notes, note_lines
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case
 
@@ -31,12 +32,10 @@ if TYPE_CHECKING:
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.journal_session import JournalSession
 
-#: This process's batch report lines (the first pass, then how the items used it).
-LINES_KEY = pytest.StashKey[list[str]]()
+#: The summary section of a batch run's notes (``plugin.session_notes``).
+SECTION = "batch"
 #: The answers this process's items are served from.
 REPLIES_KEY = pytest.StashKey[BatchReplies]()
-#: Where a worker hands its report lines to the controller (``workeroutput``).
-WORKER_OUTPUT = "legalbench_batch"
 #: Seconds between looks at a batch of the embedded reference backend, whose batches end
 #: after its processing delay (1 s by default), and of any other server.
 REFERENCE_POLL_S = 0.2
@@ -112,7 +111,7 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
     lines = report.lines() if report is not None else [f"first pass stopped: {stopped}"]
     for line in lines:
         announce(line)
-    config.stash[LINES_KEY] = lines
+    add_notes(config, SECTION, lines)
     config.stash[REPLIES_KEY] = replies
     return replies
 
@@ -197,31 +196,14 @@ def usage_lines(config: pytest.Config) -> list[str]:
 
 def report_lines(config: pytest.Config) -> list[str]:
     """The batch section of the summary: this process's lines, or each worker's."""
-    lines = [*config.stash.get(LINES_KEY, []), *usage_lines(config)]
-    report = config.pluginmanager.get_plugin("legalbench-batch")
-    for worker, found in sorted(report.workers if isinstance(report, BatchReport) else ()):
-        lines.extend(f"[{worker}] {line}" for line in found)
-    return [f"legalbench batch: {line}" for line in lines]
+    return [f"legalbench batch: {line}" for line in note_lines(config, SECTION)]
 
 
-class BatchReport:
-    """Carries each worker's batch lines to the controller (registered in batch runs)."""
-
-    def __init__(self) -> None:
-        self.workers: list[tuple[str, list[str]]] = []
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        output = getattr(session.config, "workeroutput", None)
-        if output is not None:
-            output[WORKER_OUTPUT] = [*session.config.stash.get(LINES_KEY, []),
-                                     *usage_lines(session.config)]
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: object) -> None:
-        lines = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT)
-        if lines:
-            self.workers.append((str(node.gateway.id), list(lines)))
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Note how the items' real run used the batch answers (before a worker hands over its
+    notes)."""
+    add_notes(session.config, SECTION, usage_lines(session.config))
 
 
 def left_running(journal: JournalSession) -> list[str]:

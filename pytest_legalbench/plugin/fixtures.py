@@ -23,7 +23,12 @@ from pytest_legalbench.llm.cassette_persister import CassetteError
 from pytest_legalbench.llm.cassette_recorder import cassette_miss, new_recorder
 from pytest_legalbench.llm.cassettes import CassettePlan
 from pytest_legalbench.llm.client import ModelClient
-from pytest_legalbench.llm.cost_guard import CostGuard, CostLimitReached, SpendMeter
+from pytest_legalbench.llm.cost_guard import (
+    CostGuard,
+    CostLimitReached,
+    PlanOverLimit,
+    SpendMeter,
+)
 from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.pricing import load_price_card
@@ -126,6 +131,11 @@ def legalbench_runner(request: pytest.FixtureRequest, pytestconfig: pytest.Confi
                                          cross_encoder=retrieval.cross_encoder),
                        cassettes=cassettes)], client)
 
+    if settings.max_cost is not None and (disable_recording or record_mode != "none"):
+        from pytest_legalbench.plugin.plan_hooks import check_plan
+
+        # Before the first call: a run whose plan is over its limit makes none.
+        check_plan(request, settings, legalbench_documents, legalbench_index)
     guard = _cost_guard(pytestconfig, settings)
     with open_backend(config, retrieval.context_window, settings.server_kind,
                       faults) as live, \
@@ -168,7 +178,19 @@ def legalbench_item(request: pytest.FixtureRequest,
         return record
     # Asked for here, not as a parameter: a resumed run whose items are all journaled
     # builds no corpus, index or model client.
-    runner: Benchmark = request.getfixturevalue("legalbench_runner")
+    try:
+        runner: Benchmark = request.getfixturevalue("legalbench_runner")
+    except PlanOverLimit as error:
+        stopped: str | None = str(error).splitlines()[0]
+    else:
+        stopped = None
+    if stopped is not None:
+        # Not a failure: the run ends before its first call, as asked; the summary prints
+        # the plan it stopped on.
+        if journal is not None:
+            journal.stopped(stopped)
+        request.session.shouldstop = stopped
+        pytest.skip(stopped)
     try:
         product, record = runner.run(legalbench_case, group=Path(str(request.path)).stem)
     except ModeUnavailable as error:

@@ -212,6 +212,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     records = config.stash.get(RECORDS_KEY, [])
     settings = config.stash.get(SETTINGS_KEY, None)
     journal = config.stash.get(JOURNAL_KEY, None)
+    if settings is not None and settings.plan:
+        return  # the plan was the session's output (``plugin.plan_hooks``)
     if settings is None:
         if not records:
             return
@@ -235,6 +237,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                      questions_dir=settings.questions_dir, judge=settings.judge,
                      progress=progress)
     lines = finish_session(records, end) if records else ["", f"legalbench: {end.partial}"]
+    if settings.max_cost is not None:
+        from pytest_legalbench.plugin.plan_hooks import stop_lines
+
+        lines.extend(stop_lines(config))
     if settings.batch:
         from pytest_legalbench.plugin.batch_hooks import report_lines
 

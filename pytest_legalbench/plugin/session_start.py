@@ -18,6 +18,7 @@ from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.benchmark_request import GANDR_DEST, GANDR_INI, MODE_DEST, MODE_INI
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
+from pytest_legalbench.plugin.session_notes import SessionNotes
 from pytest_legalbench.plugin.settings import Settings, resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
 from pytest_legalbench.plugin.xdist_hooks import BenchmarkXdist, share_cores_late
@@ -84,14 +85,24 @@ def start_benchmark(config: pytest.Config) -> Settings:
     except JournalError as error:
         raise StartError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
-    config.stash[JOURNAL_KEY] = journal
+    planning = settings.plan and not hasattr(config, "workerinput")
+    if not planning:
+        # A run that only plans writes no journal: it reads the resumed run's, if any.
+        config.stash[JOURNAL_KEY] = journal
     exit_quickly()
     # Its schedulers and thread limits are for benchmark runs only.
     config.pluginmanager.register(BenchmarkXdist(settings.modes, batch=settings.batch),
                                   "legalbench-xdist")
-    if settings.batch:
-        from pytest_legalbench.plugin.batch_hooks import BatchReport
+    config.pluginmanager.register(SessionNotes(), "legalbench-notes")
+    if planning:
+        from pytest_legalbench.plugin.plan_hooks import PlanOnly
 
-        config.pluginmanager.register(BatchReport(), "legalbench-batch")
+        # Planned in this process: no workers are started for a run that runs nothing.
+        config.option.dist = "no"
+        config.pluginmanager.register(PlanOnly(settings, journal.resumed), "legalbench-plan")
+    if settings.batch:
+        from pytest_legalbench.plugin import batch_hooks
+
+        config.pluginmanager.register(batch_hooks, "legalbench-batch")
     share_cores_late(config)
     return settings

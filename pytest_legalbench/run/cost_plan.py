@@ -17,6 +17,7 @@ from typing import Annotated
 
 from pytest_legalbench.files.record_json import PLAIN_DECIMAL, Rounded, derived
 from pytest_legalbench.gandr.record import GandrRecord
+from pytest_legalbench.llm.cost_guard import PlanOverLimit
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import Cost, PriceCard, format_usd, price
 from pytest_legalbench.results.item_record import ItemRecord
@@ -27,6 +28,9 @@ from pytest_legalbench.run.plan_calls import (
     PlanSelection,
     planned_calls,
 )
+
+__all__ = ["SCENARIOS", "Plan", "PlanOverLimit", "PlanRecord", "StageEstimate", "aggregate",
+           "make_plan", "measured_calls", "over_limit"]
 
 #: The version of a plan's JSON layout (``PlanRecord``).
 PLAN_FORMAT = 1
@@ -214,10 +218,6 @@ class Plan:
                                    .cache_creation_input_tokens), self.card, stage.model,
                              batch=True).total
         return Decimal(0)
-
-
-class PlanOverLimit(RuntimeError):
-    """A run's plan costs more than its spending limit: nothing was called."""
 
 
 def make_plan(selection: PlanSelection, card: PriceCard,
