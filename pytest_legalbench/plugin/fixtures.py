@@ -40,7 +40,7 @@ from pytest_legalbench.plugin.preflight_hooks import session_documents
 from pytest_legalbench.plugin.session_start import StartError, start_benchmark
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case, InvalidQuestion
-from pytest_legalbench.run.protocol import RECORD_PROPERTY, Record, envelope
+from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY, Record, envelope
 
 if TYPE_CHECKING:
     from pytest_legalbench.run.benchmark import Benchmark
@@ -218,4 +218,5 @@ def legalbench_item(request: pytest.FixtureRequest,
     # A loss under --legalbench-fail-on-loss fails the call phase (plugin.hooks), so the
     # record still reaches the summary.
     request.node.user_properties.append((RECORD_PROPERTY, wrapped))
+    request.node.user_properties.append((ITEM_PROPERTY, legalbench_case.id))
     return record

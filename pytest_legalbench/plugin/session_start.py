@@ -16,7 +16,7 @@ import pytest
 from pytest_legalbench.ingest.manifest import available_profiles
 from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.benchmark_request import GANDR_DEST, GANDR_INI, MODE_DEST, MODE_INI
-from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, MODES_KEY, open_journal
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.session_notes import SessionNotes
 from pytest_legalbench.plugin.settings import Settings, resolve_settings
@@ -65,7 +65,19 @@ def session_settings(config: pytest.Config) -> Settings:
         raise StartError(f"--legalbench-batch under xdist needs --dist load or loadgroup (what "
                          f"-n gives), not --dist {dist}: each worker's share of questions is "
                          f"fixed before its batches are sent")
+    if settings.batch and not all(_on_this_host(spec) for spec in config.getoption("tx", None) or ()):
+        raise StartError("--legalbench-batch runs on this host's workers only (--tx popen, or "
+                         "-n): a batch's ids must reach the run journal before the run waits on "
+                         "it, and a worker on another host cannot write this host's journal")
     return settings
+
+
+def _on_this_host(spec: str) -> bool:
+    """Whether an xdist ``--tx`` spec (``2*popen``, ``socket=HOST:PORT``, ``ssh=HOST``)
+    starts its workers on this host."""
+    import execnet
+
+    return bool(execnet.XSpec(spec.rpartition("*")[2]).popen)
 
 
 def start_benchmark(config: pytest.Config) -> Settings:
@@ -85,6 +97,7 @@ def start_benchmark(config: pytest.Config) -> Settings:
     except JournalError as error:
         raise StartError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
+    config.stash[MODES_KEY] = tuple(settings.modes)
     planning = settings.plan and not hasattr(config, "workerinput")
     if not planning:
         # A run that only plans writes no journal: it reads the resumed run's, if any.

@@ -53,6 +53,9 @@ class JournalSession:
     """A new run: an earlier journal in its folder is set aside when it begins."""
     report: bool = False
     """Whether the run writes its report into its own folder."""
+    local: bool = True
+    """Whether this process writes the run's folder; False on an xdist worker on another
+    host, where the folder does not exist: its controller journals what it finishes."""
     resumed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict,
                                                       metadata=NOT_WRITTEN)
     """Item id to the record envelope an earlier run under the same settings left (not
@@ -74,6 +77,8 @@ class JournalSession:
     def begin(self, items: Sequence[str]) -> None:
         """Note the items this process collected; the first process to begin a run writes its
         start (after setting an earlier journal aside, for a fresh run)."""
+        if not self.local:
+            return
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.folder / _LOCK_FILE, "a", encoding="utf-8") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
@@ -96,16 +101,22 @@ class JournalSession:
 
     def finished(self, item: str, envelope: Mapping[str, Any]) -> None:
         """Write one finished item's record envelope (fsync'd before returning)."""
+        if not self.local:
+            return
         JournalWriter(self.journal).append(
             journal_line(ItemEntry(self.run, item, self.digest, envelope)))
 
     def skipped(self, item: str, reason: str) -> None:
         """Write that an item was skipped (it finished, with no record)."""
+        if not self.local:
+            return
         JournalWriter(self.journal).append(
             journal_line(ItemEntry(self.run, item, self.digest, None, reason)))
 
     def batched(self, entry: BatchEntry) -> None:
         """Write that a message batch was created (fsync'd before the run waits on it)."""
+        if not self.local:
+            return
         JournalWriter(self.journal).append(journal_line(entry))
 
     def batches(self) -> tuple[BatchEntry, ...]:
@@ -115,6 +126,8 @@ class JournalSession:
 
     def stopped(self, reason: str) -> None:
         """Write that the run stopped itself early (the cost limit), and why."""
+        if not self.local:
+            return
         JournalWriter(self.journal).append(journal_line(StopEntry(self.run, reason)))
 
     def progress(self) -> Progress | None:
@@ -156,12 +169,16 @@ def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool,
                           submitted=contents.submissions(fingerprint.digest))
 
 
-def join_run(given: Mapping[str, Any]) -> JournalSession:
-    """A worker's session of the run its controller opened (``handed_over``)."""
+def join_run(given: Mapping[str, Any],
+             resumed: Mapping[str, Mapping[str, Any]] | None = None) -> JournalSession:
+    """A worker's session of the run its controller opened (``handed_over``); a worker on
+    another host is handed the ``resumed`` records too, having no journal to read them from."""
     session = from_builtins(JournalSession, given, what="the run handed to this worker",
                             error=JournalError)
     if session.fresh:
         return session
+    if not session.local:
+        return replace(session, resumed=dict(resumed or {}))
     contents = read_journal(session.journal)
     return replace(session, resumed=contents.records(session.digest),
                    submitted=contents.submissions(session.digest))
