@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from pytest_legalbench.reference_backend import ReferenceBackend
+from tests.support.benchmark_project import benchmark_project
 from tests.support.plugin_sessions import (
     MODES,
     Bench,
@@ -243,3 +244,30 @@ def test_batch_mode_needs_a_scheduler_that_fixes_each_workers_share(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([("*--legalbench-batch under xdist needs --dist load or "
                                  "loadgroup*not --dist loadfile*")])
+
+
+def test_navagent_takes_a_batch_per_turn_and_matches_the_interactive_run(
+        pytester: pytest.Pytester, shared_cache: Path) -> None:
+    questions = benchmark_project(pytester, ("netgear-territory-today",), [])
+    args = [f"--legalbench-questions={questions}", f"--legalbench-cache-dir={shared_cache}",
+            "--legalbench-backend=reference", "--mode=navagent", "--disable-recording",
+            "-p", "no:cacheprovider", "-p", "no:randomly"]
+    interactive = pytester.runpytest_subprocess(*args, timeout=600)
+    interactive.assert_outcomes(passed=1)
+    batch = pytester.runpytest_subprocess(*args, "--legalbench-batch", "--legalbench-report=out",
+                                          timeout=600)
+    batch.assert_outcomes(passed=1)
+    assert _unpriced(summary_section(batch.outlines)) == [
+        line.replace("  token footprint", "  token footprint (batch)")
+        for line in _unpriced(summary_section(interactive.outlines))]
+    # The turns depend on each other: each is a phase of its own, its batch holding the
+    # one item's turn of that depth.
+    stages = [[c["stage"] for c in entry["calls"]]  # type: ignore[union-attr,index]
+              for entry in _journal(pytester.path / "out", "batch")]
+    navigation = [s for s in stages if any(stage.startswith("navagent.") for stage in s)]
+    assert len(navigation) >= 3
+    assert [s for batch_stages in navigation for s in batch_stages
+            if s.startswith("navagent.")][:2] == ["navagent.turn1", "navagent.turn2"]
+    assert all(sum(s.startswith("navagent.") for s in batch_stages) == 1
+               for batch_stages in navigation)
+    assert "served" in batch.stdout.str() and "sent interactively" not in batch.stdout.str()
