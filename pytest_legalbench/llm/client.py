@@ -265,19 +265,20 @@ class ModelClient:
     def _served_client(self) -> anthropic.Anthropic:
         if self._served_sdk is None:
             import anthropic
-            import httpx2
 
-            def answer(request: httpx2.Request) -> httpx2.Response:
+            http = _sdk_http()
+
+            def answer(request: Any) -> Any:
                 stored = self._serving
                 if stored is None or stored.body is None:
                     raise RuntimeError("a stored answer was asked for outside _serve")
-                return httpx2.Response(200, content=stored.body, headers=[
+                return http.Response(200, content=stored.body, headers=[
                     ("content-type", "application/json"), *stored.headers])
 
             self._served_sdk = anthropic.Anthropic(
                 api_key=self.config.api_key or REFERENCE_API_KEY, base_url=self.config.base_url,
                 timeout=self.config.timeout_s, max_retries=0,
-                http_client=httpx2.Client(transport=httpx2.MockTransport(answer)))
+                http_client=http.Client(transport=http.MockTransport(answer)))
         return self._served_sdk
 
     def _record(self, stage: str, reply: Reply, latency: float, question_id: str | None, *,
@@ -407,3 +408,16 @@ def _system(blocks: Sequence[SystemBlock]) -> Any:
 
 def _messages(messages: Sequence[Mapping[str, object]]) -> Any:
     return [dict(message) for message in messages]
+
+
+def _sdk_http() -> Any:
+    """The HTTP package the installed SDK is built on (httpx; some builds ship it under
+    another name): the one whose client the SDK accepts and whose transport serves a stored
+    answer."""
+    import importlib
+
+    import anthropic
+
+    # DefaultHttpxClient subclasses that package's Client.
+    package = anthropic.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]
+    return importlib.import_module(package)
