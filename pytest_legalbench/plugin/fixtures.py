@@ -218,5 +218,7 @@ def legalbench_item(request: pytest.FixtureRequest,
     # A loss under --legalbench-fail-on-loss fails the call phase (plugin.hooks), so the
     # record still reaches the summary.
     request.node.user_properties.append((RECORD_PROPERTY, wrapped))
-    request.node.user_properties.append((ITEM_PROPERTY, legalbench_case.id))
+    if journal is not None and not journal.local:
+        # On another host: the controller journals the item by this id (plugin.journal_hooks).
+        request.node.user_properties.append((ITEM_PROPERTY, legalbench_case.id))
     return record

@@ -31,7 +31,7 @@ from pytest_legalbench.plugin.session_start import (
     start_benchmark,
 )
 from pytest_legalbench.plugin.settings import Settings
-from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
+from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY, unwrap
 
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
@@ -175,10 +175,11 @@ def _without_record(report: pytest.TestReport, config: pytest.Config) -> pytest.
     properties from the teardown report, so there it stays when --junitxml is given."""
     if report.when == "teardown" and getattr(config.option, "xmlpath", None):
         return report
-    if any(name == RECORD_PROPERTY for name, _ in report.user_properties):
+    carried = (RECORD_PROPERTY, ITEM_PROPERTY)
+    if any(name in carried for name, _ in report.user_properties):
         # A new list: the item's own (which the call report shares) keeps the record.
         report.user_properties = [(name, value) for name, value in report.user_properties
-                                  if name != RECORD_PROPERTY]
+                                  if name not in carried]
     return report
 
 
