@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pytest_legalbench import __version__
 from pytest_legalbench.commands import (
     audit,
+    batches,
     claim_audit,
     compare,
     corpus,
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="legalbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (corpus, query, evaluate, plan, spans, cuad, audit, claim_audit,
+    for command in (corpus, query, evaluate, plan, batches, spans, cuad, audit, claim_audit,
                     gandr_results, mcp, report, compare, power, vectors, schema,
                     reference_pages):
         command.register(commands)

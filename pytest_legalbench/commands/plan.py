@@ -106,7 +106,12 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
         repeats=repeats, gandr=gandr)
     progress(f"planning {len(questions)} questions x {len(modes)} modes")
     plan = make_plan(selection, card, outputs)
-    print(json.dumps(plan.to_dict(), indent=2) if args.json else "\n".join(plan.lines()))
+    if args.json:
+        from pytest_legalbench.files.record_json import to_builtins
+
+        print(json.dumps(to_builtins(plan.record()), indent=2))
+    else:
+        print("\n".join(plan.lines()))
     if limit is not None:
         try:
             over_limit(plan, limit, batch=args.batch)

@@ -26,6 +26,13 @@ def register(commands: Any) -> None:
     ask.add_argument("question", help="the question, in quotes")
     ask.add_argument("--price-card", type=Path, help="price card JSON (default: packaged card)")
     ask.add_argument("--json", action="store_true", help="print the report as JSON")
+    ask.add_argument("--batch", action="store_true",
+                     help="send the calls through the Message Batches API (half the price; "
+                          "each dependency step waits for its batch, which may take up to "
+                          "24 hours) and answer from their results")
+    ask.add_argument("--batch-poll", type=float, metavar="SECONDS",
+                     help="seconds between two looks at a running batch (default: 30, 0.2 "
+                          "on the reference backend)")
     ask.set_defaults(run=run_ask)
     retrieve = commands.add_parser(
         "retrieve", help="print the provisions a mode retrieves, one JSON line per question")
@@ -52,7 +59,17 @@ def run_ask(args: argparse.Namespace, progress: Progress) -> int:
 
     card = load_price_card(args.price_card)
     with open_query(args, progress, args.mode) as session:
-        retrieval, completion = ask(session, args.question, answer_model(args))
+        if args.batch:
+            from pytest_legalbench.run.query import ask_through_batches
+
+            server = session.config.server
+            kind = server.kind if server is not None else session.config.backend
+            poll = args.batch_poll or (0.2 if kind == "reference" else 30.0)
+            retrieval, completion = ask_through_batches(
+                session, args.question, answer_model(args), poll_interval_s=poll,
+                announce=progress)
+        else:
+            retrieval, completion = ask(session, args.question, answer_model(args))
         if args.json:
             print(report_json(retrieval, completion, session, card))
         else:

@@ -8,7 +8,7 @@ from statistics import fmean
 from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.call_types import Completion
 from pytest_legalbench.llm.ledger import Call
-from pytest_legalbench.llm.pricing import PriceCard, format_usd, price, price_calls
+from pytest_legalbench.llm.pricing import PriceCard, format_usd, price_call, price_calls
 from pytest_legalbench.llm.server_capabilities import rules_text
 from pytest_legalbench.modes.base import Retrieval
 from pytest_legalbench.results.evaluation import nearest_rank
@@ -61,13 +61,15 @@ def report_lines(retrieval: Retrieval, completion: Completion, session: QuerySes
             f"{_count(call, 'cache_creation_input_tokens'):>9} "
             f"{_count(call, 'cache_read_input_tokens'):>9} "
             f"{usage.output_tokens:>7} {usage.footprint:>9} "
-            f"{format_usd(price(usage, card, call.model).total):>10}")
+            f"{format_usd(price_call(call, card).total):>10}")
     if any(call.unreported for call in session.ledger.calls):
         lines.append("n/r: not reported by this server (counted as zero, priced as nothing)")
     total = session.ledger.total()
+    batched = sum(call.batch for call in session.ledger.calls)
+    rate = f", {batched} call(s) at batch prices" if batched else ""
     lines.append(f"total: token footprint {total.footprint}, output {total.output_tokens}, "
                  f"cost {format_usd(price_calls(session.ledger.calls, card).total)} "
-                 f"(price card {card.label})")
+                 f"(price card {card.label}{rate})")
     return lines
 
 
@@ -90,7 +92,7 @@ def report_json(retrieval: Retrieval, completion: Completion, session: QuerySess
         "provisions": [{k: v for k, v in to_builtins(p).items() if k != "text"}
                        for p in retrieval.provisions],
         "payload_tokens": retrieval.payload_tokens, "scan_tokens": retrieval.scan_tokens,
-        "calls": [dict(to_builtins(call), cost=to_builtins(price(call.usage, card, call.model)))
+        "calls": [dict(to_builtins(call), cost=to_builtins(price_call(call, card)))
                   for call in calls],
         "total": to_builtins(session.ledger.total()),
         "cost": to_builtins(price_calls(calls, card)),

@@ -10,6 +10,7 @@ the last draft is returned with ``passed=False``: never a best effort presented 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from pytest_legalbench.gandr.passages import Passage
 from pytest_legalbench.gandr.reports import ClaimAudit, CriticVerdict
 from pytest_legalbench.gandr.roles import Roles
 from pytest_legalbench.gandr.settings import GandrSettings
+from pytest_legalbench.llm.pending_calls import both
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,9 @@ def run_gandr(roles: Roles, question: str, passages: Sequence[Passage],
     for round_number in range(1, settings.max_rounds + 1):
         draft = roles.draft(question, passages, directives, seed)
         protocol = protocol_check(draft)
-        audit = roles.audit(passages, draft)
-        rubric = roles.rubric(draft)
+        # The audit and the rubric read only the draft: a batch run sends them together.
+        audit, rubric = both(functools.partial(roles.audit, passages, draft),
+                             functools.partial(roles.rubric, draft))
         verdict = roles.critic(question, passages, draft, protocol, audit, rubric, seed)
         committed = commits(round_number, protocol, audit, settings)
         trace.append({

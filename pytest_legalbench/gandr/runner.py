@@ -3,6 +3,7 @@ every repeat, and judge every pair of repeats for Stable & Correct@k."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
@@ -23,6 +24,7 @@ from pytest_legalbench.gandr.settings import GandrSettings
 from pytest_legalbench.gandr.systems import GANDR, baseline_of
 from pytest_legalbench.ingest.questions import Question
 from pytest_legalbench.llm.client import ModelClient
+from pytest_legalbench.llm.pending_calls import independent
 from pytest_legalbench.modes.base import ModeUnavailable
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.vectors.cross_encoder import CrossEncoderUnavailable, Reranker
@@ -64,25 +66,18 @@ class GandrRunner:
         if passages is None:
             passages = self.retrieve(system, question.question)
         ids = [p.passage_id for p in passages]
-        repeats = []
-        for seed in range(self.repeats):
-            seen = len(self.client.ledger)
-            outcome = self._answer(system, question, passages, seed)
-            grade = self._grade(question, outcome.answer)
-            calls = self.client.ledger.calls[seen:]  # the answer's calls, then its grade's
-            repeats.append(Repeat(
-                seed=seed, answer=outcome.answer, passed=outcome.passed, rounds=outcome.rounds,
-                grounded=grounding(outcome.answer, ids).grounded,
-                normalised_grounded=normalised_grounding(outcome.answer, ids).grounded,
-                score=grade.score, judged=grade.judged, rationale=grade.rationale,
-                audit_labels=_label_mix(outcome), trace=outcome.trace,
-                calls=tuple(calls)))
+        # The seeded repeats, and then the pairs they are compared in, are independent of
+        # one another: a batch run sends each round of them in one batch.
+        repeats = independent([functools.partial(self._repeat, system, question, passages,
+                                                 ids, seed) for seed in range(self.repeats)])
         seen = len(self.client.ledger)
-        pairs = tuple((a, b, judge_equivalence(
-            self.client, model=self.judge_model, question=question.question,
-            answer_a=repeats[a].answer, answer_b=repeats[b].answer,
-            max_tokens=self.settings.judge_max_tokens, question_id=question.id))
-            for a, b in combinations(range(len(repeats)), 2))
+        compared = list(combinations(range(len(repeats)), 2))
+        verdicts = independent([functools.partial(
+            judge_equivalence, self.client, model=self.judge_model,
+            question=question.question, answer_a=repeats[a].answer,
+            answer_b=repeats[b].answer, max_tokens=self.settings.judge_max_tokens,
+            question_id=question.id) for a, b in compared])
+        pairs = tuple((a, b, verdict) for (a, b), verdict in zip(compared, verdicts, strict=True))
         return GandrRecord(
             question_id=question.id, kind=question.kind, practice_area=question.practice_area,
             system=system, question=question.question, reference=question.reference,
@@ -91,6 +86,20 @@ class GandrRunner:
             stable_correct=stable_and_correct([r.strict for r in repeats],
                                               [verdict for _, _, verdict in pairs]),
             judge_calls=tuple(self.client.ledger.calls[seen:]))
+
+    def _repeat(self, system: str, question: Question, passages: Sequence[Passage],
+                ids: Sequence[str], seed: int) -> Repeat:
+        """One seeded repeat: the system's answer, graded."""
+        seen = len(self.client.ledger)
+        outcome = self._answer(system, question, passages, seed)
+        grade = self._grade(question, outcome.answer)
+        calls = self.client.ledger.calls[seen:]  # the answer's calls, then its grade's
+        return Repeat(
+            seed=seed, answer=outcome.answer, passed=outcome.passed, rounds=outcome.rounds,
+            grounded=grounding(outcome.answer, ids).grounded,
+            normalised_grounded=normalised_grounding(outcome.answer, ids).grounded,
+            score=grade.score, judged=grade.judged, rationale=grade.rationale,
+            audit_labels=_label_mix(outcome), trace=outcome.trace, calls=tuple(calls))
 
     def _answer(self, system: str, question: Question, passages: Sequence[Passage],
                 seed: int) -> Outcome:

@@ -6,12 +6,14 @@ nothing: an output that never conforms is recorded as None ("unscored"), never g
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from pytest_legalbench.defaults import JUDGES
 from pytest_legalbench.judging.pairing import combine
 from pytest_legalbench.llm.call_types import SystemBlock, ToolSpec
 from pytest_legalbench.llm.client import ModelClient
+from pytest_legalbench.llm.pending_calls import independent
 from pytest_legalbench.llm.prompts import judge_user, load_prompt
 
 #: The tools the verdicts come back through; the forced one has no tie.
@@ -103,9 +105,11 @@ def judge_pair(client: ModelClient, question: str, reference: str | None, *, inj
         forward = keyfacts_verdict(inject_correct, mode_correct)
         reverse = keyfacts_verdict(mode_correct, inject_correct)
     else:
-        forward, reverse = (
-            judge_once(client, JudgeRequest(question, reference, a, b), protocol=protocol,
-                       model=model, stage=f"judge.{direction}", question_id=question_id)
-            for direction, a, b in (("forward", inject, mode), ("reverse", mode, inject)))
+        # Neither direction reads the other's verdict: a batch run sends both in one batch.
+        forward, reverse = independent([
+            functools.partial(judge_once, client, JudgeRequest(question, reference, a, b),
+                              protocol=protocol, model=model, stage=f"judge.{direction}",
+                              question_id=question_id)
+            for direction, a, b in (("forward", inject, mode), ("reverse", mode, inject))])
     return PairedVerdict(protocol, forward, reverse,
                          combine(forward, reverse, forced=protocol == "forced"))

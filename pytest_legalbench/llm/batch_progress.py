@@ -1,11 +1,14 @@
 """Where the batches of a run stand: each batch's state as the API reports it, the sum over
-the batches being waited on, and the line a progress display prints."""
+the batches being waited on, and the line a progress display prints. ``BatchState`` and
+``RequestCounts`` are written through ``files.record_json`` (``legalbench batches --json``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from pytest_legalbench.files.record_json import renamed
 
 #: The request counts a batch reports, in the order lines print them.
 COUNT_NAMES = ("processing", "succeeded", "errored", "canceled", "expired")
@@ -35,10 +38,6 @@ class RequestCounts:
         """Every request counted."""
         return sum(getattr(self, name) for name in COUNT_NAMES)
 
-    def to_dict(self) -> dict[str, int]:
-        """The counts under the API's names."""
-        return {name: getattr(self, name) for name in COUNT_NAMES}
-
     @classmethod
     def from_api(cls, counts: Any) -> RequestCounts:
         """Read the SDK's ``MessageBatchRequestCounts`` (or a mapping of the same names)."""
@@ -51,12 +50,13 @@ class RequestCounts:
 
 @dataclass(frozen=True)
 class BatchState:
-    """One batch as the API last reported it."""
+    """One batch as the API last reported it; its JSON (``files.record_json``) names the
+    status and the counts as the API does."""
 
     batch_id: str
-    status: str
+    status: str = field(metadata=renamed("processing_status"))
     """``in_progress``, ``canceling`` or ``ended``."""
-    counts: RequestCounts
+    counts: RequestCounts = field(metadata=renamed("request_counts"))
     created_at: str | None = None
     ended_at: str | None = None
     expires_at: str | None = None
@@ -78,12 +78,6 @@ class BatchState:
                    counts=RequestCounts.from_api(batch.request_counts),
                    created_at=stamp("created_at"), ended_at=stamp("ended_at"),
                    expires_at=stamp("expires_at"))
-
-    def to_dict(self) -> dict[str, object]:
-        """The state as plain builtins."""
-        return {"batch_id": self.batch_id, "status": self.status,
-                "request_counts": self.counts.to_dict(), "created_at": self.created_at,
-                "ended_at": self.ended_at, "expires_at": self.expires_at}
 
 
 @dataclass(frozen=True)

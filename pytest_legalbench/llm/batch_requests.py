@@ -92,6 +92,11 @@ def params_bytes(params: Mapping[str, object]) -> bytes:
     return json.dumps(params, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def request_digest(params: Mapping[str, object]) -> str:
+    """A digest of a request's params as sent: the same request, the same digest."""
+    return hashlib.sha256(params_bytes(params)).hexdigest()[:24]
+
+
 @dataclass(frozen=True)
 class BatchRequest:
     """One request of a batch: its custom id and its Messages API params."""
@@ -113,7 +118,7 @@ class BatchRequest:
     @property
     def digest(self) -> str:
         """A digest of the params as sent (the same request has the same digest)."""
-        return hashlib.sha256(params_bytes(self.params)).hexdigest()[:24]
+        return request_digest(self.params)
 
     def to_param(self) -> dict[str, object]:
         """The request as the create endpoint takes it."""

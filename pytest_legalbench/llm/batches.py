@@ -27,6 +27,7 @@ exist: the error says so and names the requests.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random as _random
 import threading
 import time
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pytest_legalbench.files.record_json import OMIT_EMPTY
 from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig
 from pytest_legalbench.llm.batch_progress import BatchProgress, BatchState
 from pytest_legalbench.llm.batch_requests import (
@@ -59,6 +61,9 @@ if TYPE_CHECKING:
 OUTCOMES = ("succeeded", "errored", "expired", "canceled")
 #: Statuses of a refused batch create that say the batch was not created: safe to repeat.
 _CREATE_RETRY_STATUSES = frozenset({429, 529})
+#: Headers of a results file that describe the file, not the server that wrote it.
+_FILE_HEADERS = frozenset({"content-type", "content-length", "content-encoding",
+                           "transfer-encoding", "connection", "date"})
 #: The placeholder key the SDK needs to talk to the reference backend.
 _REFERENCE_KEY = "reference"
 
@@ -108,34 +113,23 @@ class BatchSettings:
 
 @dataclass(frozen=True)
 class Submission:
-    """One created batch: what a journal keeps to collect it without submitting again."""
+    """One created batch: what a journal keeps to collect it without submitting again.
+    Written and read through ``files.record_json``."""
 
-    batch_id: str
+    batch_id: str = field(metadata={"min_length": 1})
     custom_ids: tuple[str, ...]
-    attempt: int = 1
+    attempt: int = field(default=1, metadata={"ge": 1})
     """1 when these requests were first submitted, 2 for their first resubmission, ..."""
+    digests: Mapping[str, str] = field(default_factory=dict, metadata=OMIT_EMPTY)
+    """Custom id to the digest of the request submitted under it (``BatchRequest.digest``),
+    so a resume whose request changed under the same custom id submits it again instead of
+    collecting an answer to another prompt."""
 
-    def to_dict(self) -> dict[str, object]:
-        """The submission as plain builtins (JSON-safe)."""
-        return {"batch_id": self.batch_id, "custom_ids": list(self.custom_ids),
-                "attempt": self.attempt}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> Submission:
-        """Read a submission written by ``to_dict``; malformed fields are errors."""
-        batch_id, ids, attempt = data.get("batch_id"), data.get("custom_ids"), data.get(
-            "attempt", 1)
-        if not isinstance(batch_id, str) or not batch_id:
-            raise ValueError(f"batch submission: batch_id must be a non-empty string, "
-                             f"got {batch_id!r}")
-        if not isinstance(ids, list) or not all(isinstance(i, str) and CUSTOM_ID.fullmatch(i)
-                                                for i in ids):
-            raise ValueError(f"batch submission {batch_id}: custom_ids must be a list of "
-                             f"custom ids, got {ids!r}")
-        if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
-            raise ValueError(f"batch submission {batch_id}: attempt must be an integer >= 1, "
-                             f"got {attempt!r}")
-        return cls(batch_id, tuple(ids), attempt)
+    def __post_init__(self) -> None:
+        bad = [cid for cid in self.custom_ids if not CUSTOM_ID.fullmatch(cid)]
+        if bad:
+            raise ValueError(f"batch submission {self.batch_id}: {bad[0]!r} is not a custom "
+                             f"id (^[a-zA-Z0-9_-]{{1,64}}$)")
 
 
 @dataclass(frozen=True)
@@ -154,7 +148,14 @@ class BatchResult:
     the request succeeded."""
     message: Any = None
     """The SDK's ``Message`` as the results file gave it (what ``POST /v1/messages`` would
-    have answered; ``message.model_dump()`` is its JSON body); None unless it succeeded."""
+    have answered); None unless it succeeded."""
+    raw_message: Mapping[str, Any] | None = None
+    """The same message as the JSON object the results file holds, its keys in the server's
+    order (``message_json`` writes it as an interactive answer's body); None unless it
+    succeeded."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """The headers of the results file that describe the server rather than the file (its
+    type, length and encoding left out)."""
     error: str | None = None
     """Why the request has no message: the API's error, expiry or cancellation."""
     error_type: str | None = None
@@ -169,6 +170,13 @@ class BatchResult:
     def succeeded(self) -> bool:
         """Whether the request has a message."""
         return self.reply is not None
+
+    def message_json(self) -> bytes:
+        """The message as the body of an interactive answer: JSON as Python writes it by
+        default (the reference backend's layout), UTF-8."""
+        if self.raw_message is None:
+            raise ValueError(f"request {self.custom_id} {self.outcome}: it has no message")
+        return json.dumps(self.raw_message, ensure_ascii=False).encode("utf-8")
 
     @property
     def retryable(self) -> bool:
@@ -202,6 +210,9 @@ class BatchOutcome:
     """Every batch the results came from or were submitted to, in order."""
     fallback: tuple[str, ...] = ()
     """Custom ids handed back for an interactive call (``BatchSettings.fallback``)."""
+    changed: tuple[str, ...] = ()
+    """Custom ids a journaled batch held with another request than the one asked now (its
+    digest differs): submitted again rather than collected."""
 
     @property
     def failed(self) -> tuple[BatchResult, ...]:
@@ -272,11 +283,20 @@ class BatchClient:
         # one gave a failure that was resubmitted.
         latest: dict[str, Submission] = {}
         history: list[Submission] = []
+        changed: set[str] = set()
         for submission in submitted:
             history.append(submission)
             for cid in submission.custom_ids:
-                if cid in by_id:
-                    latest[cid] = submission
+                if cid not in by_id:
+                    continue
+                held = submission.digests.get(cid)
+                if held is not None and held != by_id[cid].digest:
+                    # Another prompt under the same id: its answer is not this request's.
+                    changed.add(cid)
+                    latest.pop(cid, None)
+                    continue
+                changed.discard(cid)
+                latest[cid] = submission
         opened = [_Open(s, {cid for cid in s.custom_ids if latest.get(cid) is s})
                   for s in history]
         waiting = [entry for entry in opened if entry.wanted]
@@ -305,7 +325,8 @@ class BatchClient:
                 waiting += self._submit(batch, attempt, history)
         return BatchOutcome(results={r.custom_id: results[r.custom_id] for r in requests
                                      if r.custom_id in results},
-                            submissions=tuple(history), fallback=tuple(fallback))
+                            submissions=tuple(history), fallback=tuple(fallback),
+                            changed=tuple(sorted(changed)))
 
     # ---- steps ----------------------------------------------------------------------------
 
@@ -316,7 +337,8 @@ class BatchClient:
         for batch in split_batches(requests, max_requests=self.settings.max_requests,
                                    max_bytes=self.settings.max_bytes):
             created = self._create(batch)
-            submission = Submission(str(created.id), tuple(r.custom_id for r in batch), attempt)
+            submission = Submission(str(created.id), tuple(r.custom_id for r in batch), attempt,
+                                    {r.custom_id: r.digest for r in batch})
             self._on_submitted(submission)
             history.append(submission)
             opened.append(_Open(submission, set(submission.custom_ids),
@@ -366,12 +388,30 @@ class BatchClient:
         latency = _latency(entry.state)
         found: dict[str, BatchResult] = {}
 
+        headers: list[tuple[str, str]] = []
+
         def read(sdk: anthropic.Anthropic) -> None:
-            for line in sdk.messages.batches.results(submission.batch_id):
+            from anthropic.types.messages import MessageBatchIndividualResponse
+
+            # Read raw: each message is kept as the server wrote it (its keys in order), for
+            # a run that serves it as the interactive answer its cassette records.
+            raw = sdk.messages.batches.with_raw_response.results(submission.batch_id)
+            headers[:] = [(name, value) for name, value in raw.headers.items()
+                          if name.lower() not in _FILE_HEADERS]
+            for text in raw.http_response.iter_lines():
+                if not text.strip():
+                    continue
+                data = json.loads(text)
+                line = MessageBatchIndividualResponse.construct(**data)
                 cid = line.custom_id
                 if cid in entry.wanted and cid in by_id and cid not in found:
-                    found[cid] = _result(line.result, cid, submission, latency,
-                                         tuple(retried.get(cid, ())))
+                    result = _result(line.result, cid, submission, latency,
+                                     tuple(retried.get(cid, ())))
+                    if result.succeeded:
+                        result = dataclasses.replace(
+                            result, raw_message=data["result"]["message"],
+                            headers=tuple(headers))
+                    found[cid] = result
 
         # A results download cut short is read again whole: it is idempotent, and ids
         # already read are kept.

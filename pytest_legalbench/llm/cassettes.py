@@ -15,6 +15,7 @@ from typing import Any
 
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.files.file_names import safe_name
+from pytest_legalbench.llm.call_sites import call_scope
 from pytest_legalbench.llm.cassette_persister import (
     RERECORD_HINT,
     AtomicPersister,
@@ -63,12 +64,19 @@ class CassettePlan:
 
 @contextmanager
 def recorded(plan: CassettePlan | None, group: str, name: str) -> Iterator[None]:
-    """The plan's cassette for ``name`` in ``group`` around the block; no plan, no recording."""
-    if plan is None:
-        yield
-        return
-    with plan.scope(group, name):
-        yield
+    """The plan's cassette for ``name`` in ``group`` around the block; no plan, no recording.
+    Either way the block is the call scope ``<group>/<name>`` (``llm.call_sites``)."""
+    with call_scope(scope_name(group, name)):
+        if plan is None:
+            yield
+            return
+        with plan.scope(group, name):
+            yield
+
+
+def scope_name(group: str, name: str) -> str:
+    """The call scope of the cassette of ``name`` in ``group``."""
+    return f"{group}/{name}"
 
 
 def cassette_file(root: Path, backend: str, group: str, name: str) -> Path:

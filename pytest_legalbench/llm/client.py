@@ -16,6 +16,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_legalbench.defaults import BACKENDS
 from pytest_legalbench.llm.backend import BackendConfigError, ClientConfig, resolve_backend
+from pytest_legalbench.llm.batch_replies import (
+    INTERACTIVE,
+    BatchReplies,
+    StoredReply,
+    site_custom_id,
+)
+from pytest_legalbench.llm.batch_requests import request_digest, wire_params
+from pytest_legalbench.llm.call_sites import CallSite, next_site
 from pytest_legalbench.llm.call_types import (
     Completion,
     Sampling,
@@ -27,6 +35,7 @@ from pytest_legalbench.llm.conversation import TOOL_CHOICES, Exchange, reply_blo
 from pytest_legalbench.llm.failures import LocalFailure, ModelCallError, classify
 from pytest_legalbench.llm.json_text import instruction
 from pytest_legalbench.llm.ledger import Call, Ledger, ToolEvent, Usage
+from pytest_legalbench.llm.pending_calls import CallPending, PendingRequest
 from pytest_legalbench.llm.redaction import redactor_for
 from pytest_legalbench.llm.reply_checks import Reply, body_error, read_reply
 from pytest_legalbench.llm.server_capabilities import JSON_TEXT, ServerCapabilities, adapt_request
@@ -58,7 +67,8 @@ class ModelClient:
                  random: Callable[[], float] = _random.random,
                  clock: Callable[[], float] = time.monotonic,
                  local_failure: LocalFailure | None = None,
-                 guard: CostGuard | None = None) -> None:
+                 guard: CostGuard | None = None,
+                 replies: BatchReplies | None = None) -> None:
         if config.backend == "reference" and not config.base_url:
             raise BackendConfigError("the reference backend needs the base_url of a running "
                                      "ReferenceBackend")
@@ -85,6 +95,20 @@ class ModelClient:
                                     else config.api_key)
         self._lock = threading.Lock()
         self._sdk_client: anthropic.Anthropic | None = None
+        self.replies = replies
+        """The answers of a batch run (``llm.batch_replies``); None: every call is sent."""
+        self.cache_ttl: str | None = None
+        """The lifetime every cache mark asks for when it names none (a batch run's ``1h``:
+        ``plugin.batch_hooks``); None: the API's default 5 minutes."""
+        self._served_sdk: anthropic.Anthropic | None = None
+        self._serving: StoredReply | None = None
+        self._serve_lock = threading.Lock()
+
+    @property
+    def backend_label(self) -> str:
+        """The backend its ledger calls name (``reference``, ``anthropic``, or a third-party
+        server's label)."""
+        return self._backend_label
 
     def __enter__(self) -> Self:
         return self
@@ -96,8 +120,10 @@ class ModelClient:
         """Close the SDK's connection pool, if one was opened."""
         with self._lock:
             sdk, self._sdk_client = self._sdk_client, None
-        if sdk is not None:
-            sdk.close()
+            served, self._served_sdk = self._served_sdk, None
+        for opened in (sdk, served):
+            if opened is not None:
+                opened.close()
 
     def _sdk(self) -> anthropic.Anthropic:
         with self._lock:
@@ -151,14 +177,109 @@ class ModelClient:
                 **params: Any) -> tuple[Reply, float]:
         if self._caps is not None:
             params = adapt_request(params, self._caps)
-        if self._guard is not None:
-            self._guard.before(stage, model, params)
-        message, latency, retried = self._send(
-            stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
+        stored = self._stored(stage, question_id, model, params)
+        if stored is not None:
+            message, latency, retried = self._serve(stored, stage, question_id, model, params)
+        else:
+            if self._guard is not None:
+                self._guard.before(stage, model, params)
+            message, latency, retried = self._send(
+                stage, question_id, lambda sdk: sdk.messages.create(model=model, **params))
         reply = read_reply(message, model)
         if isinstance(reply, str):
             raise ModelCallError(stage, question_id, None, self._redact(reply))
-        return dataclasses.replace(reply, retries=retried), latency
+        return dataclasses.replace(reply, retries=retried, batch=stored is not None
+                                   and stored.batch, served=stored is not None), latency
+
+    def _stored(self, stage: str, question_id: str | None, model: str,
+                params: Mapping[str, Any]) -> StoredReply | None:
+        """The batch run's answer to this call, if it has one; in its first pass, a call
+        without one raises CallPending (one to be called interactively is called now)."""
+        replies = self.replies
+        if replies is None:
+            return None
+        extra = params.get("extra_body") or {}
+        body = wire_params({"model": model, **{k: v for k, v in params.items()
+                                               if k != "extra_body"}, **extra})
+        site = next_site(request_digest(body))
+        if site is None:
+            if replies.collecting:
+                raise RuntimeError(f"{stage}: a model call outside every call scope (an item's "
+                                   f"cassette block) cannot be matched to a batch answer")
+            replies.went_interactive(stage)
+            return None
+        found = replies.get(site)
+        if found == INTERACTIVE:
+            # A batch request handed back: answered interactively now, kept for the second
+            # pass (which then serves it as the interactive answer it was).
+            found = self._interactive_answer(site, stage, question_id, model, params)
+            replies.put(site, found)
+        if isinstance(found, StoredReply):
+            if not replies.collecting:
+                replies.served(site)
+            return found
+        if replies.collecting:
+            raise CallPending([PendingRequest(site, stage, question_id, body)])
+        replies.went_interactive(stage)
+        return None
+
+    def _interactive_answer(self, site: CallSite, stage: str, question_id: str | None,
+                            model: str, params: Mapping[str, Any]) -> StoredReply:
+        """Call ``site``'s request interactively and keep its answer as sent."""
+        if self._guard is not None:
+            self._guard.before(stage, model, params)
+        raw, latency, retried = self._send(
+            stage, question_id,
+            lambda sdk: sdk.messages.with_raw_response.create(model=model, **params))
+        message = raw.parse()
+        reply = read_reply(message, model)
+        if not isinstance(reply, str) and self._guard is not None:
+            self._guard.after(Call(stage=stage, model=reply.model, usage=reply.usage,
+                                   latency_s=latency, backend=self._backend_label))
+        headers = tuple((name, value) for name, value in raw.headers.items()
+                        if name.lower() not in ("content-type", "content-length",
+                                                "content-encoding", "transfer-encoding",
+                                                "connection", "date"))
+        return StoredReply(site_custom_id(site, stage), raw.http_response.content, headers, None,
+                           latency, retried)
+
+    def _serve(self, stored: StoredReply, stage: str, question_id: str | None, model: str,
+               params: Mapping[str, Any]) -> tuple[Any, float, tuple[str, ...]]:
+        """Answer a call from a stored answer, through the SDK as an interactive call is
+        answered (a cassette around it records a plain Messages call)."""
+        if stored.body is None:
+            raise ModelCallError(stage, question_id, None,
+                                 self._redact(stored.error or "no answer was stored"))
+        with self._serve_lock:
+            sdk = self._served_client()
+            self._serving = stored
+            try:
+                message = sdk.messages.create(model=model, **params)
+            finally:
+                self._serving = None
+        error = body_error(message)
+        if error is not None:
+            raise ModelCallError(stage, question_id, None, self._redact(str(error)))
+        return message, stored.latency_s, stored.retried
+
+    def _served_client(self) -> anthropic.Anthropic:
+        if self._served_sdk is None:
+            import anthropic
+
+            http = _sdk_http()
+
+            def answer(request: Any) -> Any:
+                stored = self._serving
+                if stored is None or stored.body is None:
+                    raise RuntimeError("a stored answer was asked for outside _serve")
+                return http.Response(200, content=stored.body, headers=[
+                    ("content-type", "application/json"), *stored.headers])
+
+            self._served_sdk = anthropic.Anthropic(
+                api_key=self.config.api_key or REFERENCE_API_KEY, base_url=self.config.base_url,
+                timeout=self.config.timeout_s, max_retries=0,
+                http_client=http.Client(transport=http.MockTransport(answer)))
+        return self._served_sdk
 
     def _record(self, stage: str, reply: Reply, latency: float, question_id: str | None, *,
                 valid: bool = True, raw_output: str | None = None,
@@ -167,9 +288,10 @@ class ModelClient:
                     backend=self._backend_label, question_id=question_id, valid=valid,
                     server=self._server_kind, unreported=reply.unreported,
                     raw_output=None if raw_output is None else self._redact(raw_output),
-                    retries=reply.retries, tool_results=tuple(tool_results))
+                    retries=reply.retries, tool_results=tuple(tool_results), batch=reply.batch)
         self.ledger.record(call)
-        if self._guard is not None:
+        if self._guard is not None and not reply.served:
+            # A served answer was counted when its batch (or fallback) brought it.
             self._guard.after(call)
 
     def complete(self, *, stage: str, model: str, system: Sequence[SystemBlock],
@@ -177,7 +299,7 @@ class ModelClient:
                  question_id: str | None = None, sampling: Sampling | None = None) -> Completion:
         """Ask for a text answer; the call is recorded in the ledger."""
         reply, latency = self._create(stage, question_id, model, max_tokens=max_tokens,
-                                      system=_system(system), messages=_messages(messages),
+                                      system=self._system(system), messages=_messages(messages),
                                       **self._sampling(sampling))
         self._record(stage, reply, latency, question_id)
         text = "".join(block.text for block in reply.content
@@ -195,10 +317,10 @@ class ModelClient:
         as_text = self._caps is not None and self._caps.structured == JSON_TEXT
         if as_text:
             # The server honours no forced tool use: the schema goes into the prompt instead.
-            request: dict[str, Any] = {"system": _system([*system, SystemBlock(instruction(
+            request: dict[str, Any] = {"system": self._system([*system, SystemBlock(instruction(
                 tool.name, tool.description, tool.input_schema))])}
         else:
-            request = {"system": _system(system), "tools": [tool.to_param()],
+            request = {"system": self._system(system), "tools": [tool.to_param()],
                        "tool_choice": {"type": "tool", "name": tool.name}}
         total = Usage()
         raw: str | None = None
@@ -231,7 +353,7 @@ class ModelClient:
             raise ValueError(f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, "
                              f"got {tool_choice!r}")
         reply, latency = self._create(
-            stage, question_id, model, max_tokens=max_tokens, system=_system(system),
+            stage, question_id, model, max_tokens=max_tokens, system=self._system(system),
             messages=_messages(messages), tools=[tool.to_param() for tool in tools],
             tool_choice={"type": tool_choice})
         text, uses, content = reply_blocks(reply.content)
@@ -256,10 +378,18 @@ class ModelClient:
             extra["seed"] = sampling.seed
         return {"extra_body": extra} if extra else {}
 
+    def _system(self, blocks: Sequence[SystemBlock]) -> Any:
+        """The system blocks as sent, cache marks given the client's lifetime."""
+        ttl = self.cache_ttl
+        if ttl is not None:
+            blocks = [dataclasses.replace(block, ttl=ttl) if block.cache and block.ttl is None
+                      else block for block in blocks]
+        return _system(blocks)
+
     def count_tokens(self, *, model: str, system: Sequence[SystemBlock],
                      messages: Sequence[Mapping[str, object]]) -> int:
         """Return the input tokens the server counts for this prompt (not a billed call)."""
-        params: dict[str, Any] = {"system": _system(system), "messages": _messages(messages)}
+        params: dict[str, Any] = {"system": self._system(system), "messages": _messages(messages)}
         if self._caps is not None:
             params = adapt_request(params, self._caps)  # counted as it would be sent
         counted, _, _ = self._send("count_tokens", None, lambda sdk: sdk.messages.count_tokens(
@@ -278,3 +408,16 @@ def _system(blocks: Sequence[SystemBlock]) -> Any:
 
 def _messages(messages: Sequence[Mapping[str, object]]) -> Any:
     return [dict(message) for message in messages]
+
+
+def _sdk_http() -> Any:
+    """The HTTP package the installed SDK is built on (httpx; some builds ship it under
+    another name): the one whose client the SDK accepts and whose transport serves a stored
+    answer."""
+    import importlib
+
+    import anthropic
+
+    # DefaultHttpxClient subclasses that package's Client.
+    package = anthropic.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]
+    return importlib.import_module(package)

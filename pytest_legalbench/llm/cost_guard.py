@@ -11,7 +11,7 @@ from __future__ import annotations
 import fcntl
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -30,6 +30,11 @@ class CostLimitReached(RuntimeError):
     def __init__(self, limit: Decimal, spent: Decimal, most: Decimal, stage: str) -> None:
         super().__init__(f"{STOPPED} {format_usd(limit)}: {format_usd(spent)} spent, and the "
                          f"next call ({stage}) could cost up to {format_usd(most)}")
+
+
+class PlanOverLimit(RuntimeError):
+    """A run's plan costs more than its spending limit: nothing was called (the message is
+    the reason, then the plan; ``run.cost_plan.over_limit``)."""
 
 
 class SpendMeter:
@@ -78,15 +83,28 @@ class CostGuard:
 
     def before(self, stage: str, model: str, params: Mapping[str, object]) -> None:
         """Raise CostLimitReached when this call's most would take spending past the limit."""
-        prompt = json.dumps({k: params.get(k) for k in ("system", "messages", "tools")},
-                            default=str)
-        max_tokens = params.get("max_tokens")
-        most = price(Usage(input_tokens=estimate_tokens(prompt),
-                           output_tokens=max_tokens if isinstance(max_tokens, int) else 0),
-                     self.card, model).total
+        most = self._most(model, params, batch=False)
         spent = self.meter.total()
         if spent + most > self.limit:
             raise CostLimitReached(self.limit, spent, most, stage)
+
+    def before_batch(self, requests: Sequence[Mapping[str, object]], what: str) -> None:
+        """Raise CostLimitReached when the most a batch of ``requests`` (Messages params, the
+        model among them) could cost at the batch rates would take spending past the limit."""
+        most = sum((self._most(str(params.get("model")), params, batch=True)
+                    for params in requests), Decimal(0))
+        spent = self.meter.total()
+        if spent + most > self.limit:
+            raise CostLimitReached(self.limit, spent, most, what)
+
+    def _most(self, model: str, params: Mapping[str, object], *, batch: bool) -> Decimal:
+        """A call's whole prompt as uncached input plus ``max_tokens`` of output, priced."""
+        prompt = json.dumps({k: params.get(k) for k in ("system", "messages", "tools")},
+                            default=str)
+        max_tokens = params.get("max_tokens")
+        return price(Usage(input_tokens=estimate_tokens(prompt),
+                           output_tokens=max_tokens if isinstance(max_tokens, int) else 0),
+                     self.card, model, batch=batch).total
 
     def after(self, call: Call) -> None:
         """Count what a finished call cost."""

@@ -76,6 +76,10 @@ class Reply:
     """Cache fields the response's usage left out (``server_capabilities.CACHE_FIELDS``)."""
     retries: tuple[str, ...] = ()
     """The failures retried before this reply came (``HTTP 429``, ``timeout``, ...)."""
+    batch: bool = False
+    """Whether a message batch gave this reply (``llm.batch_replies``)."""
+    served: bool = False
+    """Whether it was served from a stored answer, already paid and counted when it came."""
 
 
 def read_reply(message: Any, requested_model: str) -> Reply | str:

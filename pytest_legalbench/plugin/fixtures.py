@@ -23,7 +23,12 @@ from pytest_legalbench.llm.cassette_persister import CassetteError
 from pytest_legalbench.llm.cassette_recorder import cassette_miss, new_recorder
 from pytest_legalbench.llm.cassettes import CassettePlan
 from pytest_legalbench.llm.client import ModelClient
-from pytest_legalbench.llm.cost_guard import CostGuard, CostLimitReached, SpendMeter
+from pytest_legalbench.llm.cost_guard import (
+    CostGuard,
+    CostLimitReached,
+    PlanOverLimit,
+    SpendMeter,
+)
 from pytest_legalbench.llm.failures import ModelCallError
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.pricing import load_price_card
@@ -35,7 +40,7 @@ from pytest_legalbench.plugin.preflight_hooks import session_documents
 from pytest_legalbench.plugin.session_start import StartError, start_benchmark
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case, InvalidQuestion
-from pytest_legalbench.run.protocol import RECORD_PROPERTY, Record, envelope
+from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY, Record, envelope
 
 if TYPE_CHECKING:
     from pytest_legalbench.run.benchmark import Benchmark
@@ -75,13 +80,16 @@ def legalbench_index(legalbench_settings: Settings,
 
 
 @pytest.fixture(scope="session")
-def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings,
+def legalbench_runner(request: pytest.FixtureRequest, pytestconfig: pytest.Config,
+                      legalbench_settings: Settings,
                       legalbench_documents: tuple[Document, ...],
                       legalbench_index: tuple[DocumentIndex, ...], record_mode: str,
                       disable_recording: bool) -> Iterator[Benchmark]:
     """The session's benchmark: one item runner per product over the corpus, one client and
     (offline) the reference server, closed even when items fail. Cassettes follow
-    pytest-recording's ``--record-mode`` and ``--disable-recording``."""
+    pytest-recording's ``--record-mode`` and ``--disable-recording``. In a batch run the
+    calls of every item this process runs go through batches first
+    (``plugin.batch_hooks``), and the items are served from their answers."""
     from pytest_legalbench.run.backend import open_backend
     from pytest_legalbench.run.benchmark import Benchmark
     from pytest_legalbench.run.blas_threads import one_blas_thread
@@ -106,16 +114,14 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
         from pytest_legalbench.reference_backend.faults import parse_faults
 
         faults = parse_faults(settings.faults)
-    with open_backend(config, retrieval.context_window, settings.server_kind,
-                      faults) as live, \
-            ModelClient(live, Ledger(), local_failure=cassette_miss,
-                        guard=_cost_guard(pytestconfig, settings)) as client:
-        yield Benchmark([
+
+    def benchmark(client: ModelClient, cassettes: CassettePlan | None) -> Benchmark:
+        return Benchmark([
             QaRunner(legalbench_documents, legalbench_index, client,
                      QaSettings(answer_model=settings.answer_model,
                                 judge_model=settings.judge_model, judge=settings.judge,
                                 mode_settings=retrieval),
-                     cassettes=plan, cache_dir=settings.cache_dir,
+                     cassettes=cassettes, cache_dir=settings.cache_dir,
                      vector_record=pytestconfig.rootpath / "cassettes" / VECTOR_RECORD_FOLDER),
             GandrItems(legalbench_index, client,
                        GandrItemSettings(answer_model=settings.answer_model,
@@ -123,7 +129,25 @@ def legalbench_runner(pytestconfig: pytest.Config, legalbench_settings: Settings
                                          repeats=settings.repeats,
                                          gandr=with_overrides(settings.gandr),
                                          cross_encoder=retrieval.cross_encoder),
-                       cassettes=plan)], client)
+                       cassettes=cassettes)], client)
+
+    if settings.max_cost is not None and (disable_recording or record_mode != "none"):
+        from pytest_legalbench.plugin.plan_hooks import check_plan
+
+        # Before the first call: a run whose plan is over its limit makes none.
+        check_plan(request, settings, legalbench_documents, legalbench_index)
+    guard = _cost_guard(pytestconfig, settings)
+    with open_backend(config, retrieval.context_window, settings.server_kind,
+                      faults) as live, \
+            ModelClient(live, Ledger(), local_failure=cassette_miss, guard=guard) as client:
+        if settings.batch:
+            from pytest_legalbench.plugin.batch_hooks import run_first_pass
+
+            client.replies = run_first_pass(
+                request, settings, live, lambda collector: benchmark(collector, None), guard,
+                record_mode=record_mode, recording=not disable_recording,
+                local_failure=cassette_miss, client=client)
+        yield benchmark(client, plan)
 
 
 def _cost_guard(config: pytest.Config, settings: Settings) -> CostGuard | None:
@@ -154,7 +178,19 @@ def legalbench_item(request: pytest.FixtureRequest,
         return record
     # Asked for here, not as a parameter: a resumed run whose items are all journaled
     # builds no corpus, index or model client.
-    runner: Benchmark = request.getfixturevalue("legalbench_runner")
+    try:
+        runner: Benchmark = request.getfixturevalue("legalbench_runner")
+    except PlanOverLimit as error:
+        stopped: str | None = str(error).splitlines()[0]
+    else:
+        stopped = None
+    if stopped is not None:
+        # Not a failure: the run ends before its first call, as asked; the summary prints
+        # the plan it stopped on.
+        if journal is not None:
+            journal.stopped(stopped)
+        request.session.shouldstop = stopped
+        pytest.skip(stopped)
     try:
         product, record = runner.run(legalbench_case, group=Path(str(request.path)).stem)
     except ModeUnavailable as error:
@@ -182,4 +218,7 @@ def legalbench_item(request: pytest.FixtureRequest,
     # A loss under --legalbench-fail-on-loss fails the call phase (plugin.hooks), so the
     # record still reaches the summary.
     request.node.user_properties.append((RECORD_PROPERTY, wrapped))
+    if journal is not None and not journal.local:
+        # On another host: the controller journals the item by this id (plugin.journal_hooks).
+        request.node.user_properties.append((ITEM_PROPERTY, legalbench_case.id))
     return record

@@ -33,7 +33,7 @@ from pytest_legalbench.plugin.session_start import (
     start_benchmark,
 )
 from pytest_legalbench.plugin.settings import Settings
-from pytest_legalbench.run.protocol import RECORD_PROPERTY, unwrap
+from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY, unwrap
 
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
@@ -178,10 +178,11 @@ def _without_record(report: pytest.TestReport, config: pytest.Config) -> pytest.
     properties from the teardown report, so there it stays when --junitxml is given."""
     if report.when == "teardown" and getattr(config.option, "xmlpath", None):
         return report
-    if any(name == RECORD_PROPERTY for name, _ in report.user_properties):
+    carried = (RECORD_PROPERTY, ITEM_PROPERTY)
+    if any(name in carried for name, _ in report.user_properties):
         # A new list: the item's own (which the call report shares) keeps the record.
         report.user_properties = [(name, value) for name, value in report.user_properties
-                                  if name != RECORD_PROPERTY]
+                                  if name not in carried]
     return report
 
 
@@ -227,6 +228,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     records = config.stash.get(RECORDS_KEY, [])
     settings = config.stash.get(SETTINGS_KEY, None)
     journal = config.stash.get(JOURNAL_KEY, None)
+    if settings is not None and settings.plan:
+        return  # the plan was the session's output (``plugin.plan_hooks``)
     if settings is None:
         if not records:
             return
@@ -255,9 +258,21 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                      questions_dir=settings.questions_dir, judge=settings.judge,
                      progress=progress, modes=settings.modes, selection=selection)
     lines = finish_session(records, end) if records else ["", f"legalbench: {end.partial}"]
+    if settings.max_cost is not None:
+        from pytest_legalbench.plugin.plan_hooks import stop_lines
+
+        lines.extend(stop_lines(config))
+    if settings.batch:
+        from pytest_legalbench.plugin.batch_hooks import report_lines
+
+        lines.extend(report_lines(config))
     if journal is not None and end.partial:
         lines.append(f"run journal: {journal.journal} (run the rest with "
                      f"--legalbench-resume {journal.folder})")
+        if settings.batch:
+            from pytest_legalbench.plugin.batch_hooks import left_running
+
+            lines.extend(left_running(journal))
     elif journal is not None and not journal.fresh:
         from pytest_legalbench.run.run_folder import remove_superseded_partial
 

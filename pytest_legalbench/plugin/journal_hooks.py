@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,16 +21,23 @@ from pytest_legalbench.run.fingerprint import run_fingerprint
 from pytest_legalbench.run.items import Case
 from pytest_legalbench.run.journal import JournalError
 from pytest_legalbench.run.journal_session import JournalSession, join_run, open_run
+from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY
 from pytest_legalbench.run.run_folder import run_place
 
 if TYPE_CHECKING:
     from pytest_legalbench.run.question_source import QuestionSource
 
 JOURNAL_KEY = pytest.StashKey[JournalSession]()
+#: The session's modes, which tell a benchmark item's case id among a remote worker's items.
+MODES_KEY = pytest.StashKey[tuple[str, ...]]()
 #: The xdist run id a controller that started no benchmark saw its workers get.
 RUN_UID_KEY = pytest.StashKey[str]()
 #: The ``workerinput`` key an xdist worker finds its run under.
 WORKER_INPUT = "legalbench_journal"
+#: The ``workerinput`` key a worker on another host finds the resumed run's records under.
+RESUMED_INPUT = "legalbench_resumed"
+#: A case id at the end of a benchmark item's node id (``[<id>]``, then xdist's ``@group``).
+_NODE_CASE = re.compile(r"\[([^\[\]]+)\](?:@[^\[\]]*)?$")
 
 
 def open_journal(config: pytest.Config, settings: Settings,
@@ -39,7 +47,7 @@ def open_journal(config: pytest.Config, settings: Settings,
     workerinput = getattr(config, "workerinput", {})
     given = workerinput.get(WORKER_INPUT)
     if given is not None:
-        return join_run(given)
+        return join_run(given, workerinput.get(RESUMED_INPUT))
     # A worker whose controller started no benchmark (the session asked for none before
     # collecting): every worker opens the same run, named by xdist's id of the test run.
     shared = _shared_run(workerinput.get("testrunuid"))
@@ -84,7 +92,12 @@ def _fingerprint(settings: Settings, questions: QuestionSource) -> Any:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     journal = node.config.stash.get(JOURNAL_KEY, None)
-    if journal is not None:
+    if journal is not None and not on_this_host(node):
+        # The run's folder is on this host only: the worker writes nothing, is handed what
+        # the resumed run finished, and this process journals the items it reports.
+        node.workerinput[WORKER_INPUT] = {**journal.handed_over(), "local": False}
+        node.workerinput[RESUMED_INPUT] = dict(journal.resumed)
+    elif journal is not None:
         node.workerinput[WORKER_INPUT] = journal.handed_over()
     else:
         # Kept only to find the run the workers may open themselves (late_journal).
@@ -101,3 +114,33 @@ def pytest_collection_finish(session: pytest.Session) -> None:
            for param in item.callspec.params.values() if isinstance(param, Case)]
     if ids:
         journal.begin(ids)
+
+
+def on_this_host(node: Any) -> bool:
+    """Whether an xdist worker runs on this host (a ``popen`` gateway), sharing its files."""
+    return bool(getattr(getattr(node, "gateway", None), "spec", None) is None
+                or node.gateway.spec.popen)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    journal = node.config.stash.get(JOURNAL_KEY, None)
+    if journal is None or on_this_host(node):
+        return
+    # A worker elsewhere begins nothing: its items are planned here, by their node ids.
+    found = (_NODE_CASE.search(nodeid) for nodeid in ids)
+    ends = tuple(f"-{mode}" for mode in node.config.stash.get(MODES_KEY, ()))
+    journal.begin([match.group(1) for match in found
+                   if match is not None and match.group(1).endswith(ends)])
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    node = getattr(report, "node", None)
+    if report.when != "call" or node is None or on_this_host(node):
+        return
+    journal = node.config.stash.get(JOURNAL_KEY, None)
+    properties = dict(report.user_properties)
+    item, envelope = properties.get(ITEM_PROPERTY), properties.get(RECORD_PROPERTY)
+    if journal is not None and isinstance(item, str) and isinstance(envelope, dict):
+        # Written as the worker's report arrives: a run interrupted later keeps the item.
+        journal.finished(item, envelope)

@@ -128,6 +128,22 @@ OPTIONS = (
            "run a deterministic sample of N questions instead of the whole set, stratified by "
            "question category (and control or not) and spread over contract families; the "
            "same N always draws the same questions. Default: every question", metavar="N"),
+    # Live runs at scale (issue 31): the Message Batches API and the plan before spending.
+    Option("batch", "--legalbench-batch", "LEGALBENCH_BATCH",
+           "send the run's model calls through the Message Batches API (half price, no "
+           "per-minute limits), in phases by dependency, before the items run; the batch ids "
+           "go to the run journal first, so --legalbench-resume collects them instead of "
+           "paying again", cli="--batch", switch=True),
+    Option("batch_fallback", "--legalbench-batch-fallback", "LEGALBENCH_BATCH_FALLBACK",
+           "call a batch request that errored transiently or expired interactively instead of "
+           "resubmitting it in a new batch", cli="--batch-fallback", switch=True),
+    Option("batch_poll", "--legalbench-batch-poll", "LEGALBENCH_BATCH_POLL",
+           "seconds between two looks at a running batch. Default: 30 (0.2 on the embedded "
+           "reference backend)", cli="--batch-poll", metavar="SECONDS"),
+    Option("plan", "--legalbench-plan", None,
+           "print the run's plan (calls per stage, estimated tokens, dollars interactive and "
+           "batch, with and without caching, per mode) and run nothing", switch=True,
+           in_ini=False),
 )
 
 #: The retrieval settings (``ModeSettings`` fields), shared by every mode.

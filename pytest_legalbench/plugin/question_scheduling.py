@@ -13,6 +13,9 @@ in question groups:
 - ``QuestionsOrLoad``: for ``--dist load`` (what ``-n`` gives), chooses once the workers have
   collected: question scopes when the collection holds benchmark items, xdist's own load
   scheduling (which hands out tests in larger batches) when it holds none.
+- ``QuestionShares``: a batch run's (``--legalbench-batch``): question scopes too, but each
+  worker gets its whole share at once, by the rule the worker itself applies to know which
+  items its first pass sends through batches (``plugin.item_shares``).
 
 The controller never collects, so items are recognised by their ids, ``<question>-<mode>``,
 against the run's modes.
@@ -26,20 +29,9 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadScheduling, LoadScopeScheduling  # type: ignore[import-untyped]
 
+from pytest_legalbench.plugin.item_shares import question_of, scope_of, shares, worker_number
 
-def question_of(nodeid: str, modes: Sequence[str]) -> str | None:
-    """The question of a benchmark item's node id (``...[<question>-<mode>]``), None for
-    any other test."""
-    if not nodeid.endswith("]") or "[" not in nodeid:
-        return None
-    param = nodeid[nodeid.index("[") + 1:-1]
-    # Longest mode first: where one mode's name ends another's ("b" and "a-b"), an item of
-    # the longer is not read as the shorter's under a question ending in "-a".
-    for mode in sorted(modes, key=len, reverse=True):
-        suffix = f"-{mode}"
-        if param.endswith(suffix) and len(param) > len(suffix):
-            return param[:-len(suffix)]
-    return None
+__all__ = ["QuestionScopes", "QuestionShares", "QuestionsOrLoad", "question_of"]
 
 
 class QuestionScopes(LoadScopeScheduling):  # type: ignore[misc]
@@ -50,19 +42,48 @@ class QuestionScopes(LoadScopeScheduling):  # type: ignore[misc]
         self.modes = tuple(modes)
 
     def _split_scope(self, nodeid: str) -> str:
-        if "@" in nodeid:
-            return nodeid.rsplit("@", 1)[-1]
-        question = question_of(nodeid, self.modes)
-        return f"legalbench-question:{question}" if question is not None else nodeid
+        return scope_of(nodeid, self.modes)
+
+
+class QuestionShares(QuestionScopes):
+    """A batch run's scheduling: every worker gets its whole share of questions at once, by
+    the rule each worker applies to know what its first pass covers (``item_shares``)."""
+
+    def schedule(self) -> None:
+        """Send each worker its share, then shut every worker down after it."""
+        if self.collection is not None:  # type: ignore[has-type]
+            # A worker that replaces a crashed one takes what that one left (its calls then
+            # go to the server one at a time, and the summary counts them).
+            for node in self.nodes:
+                self._reschedule(node)
+            return
+        if not self._check_nodes_have_same_collection():
+            self.log("**Different tests collected, aborting run**")
+            return
+        collection: list[str] = list(next(iter(self.registered_collections.values())))
+        self.collection = collection
+        dealt = shares(collection, self.modes, self.numnodes)
+        for node in self.nodes:
+            number = worker_number(node.gateway.id)
+            mine = [nodeid for nodeid in collection if dealt[nodeid] == number]
+            work: dict[str, dict[str, bool]] = {}
+            for nodeid in mine:
+                work.setdefault(self._split_scope(nodeid), {})[nodeid] = False
+            self.assigned_work[node] = work
+            if mine:
+                node.send_runtest_some([self.registered_collections[node].index(nodeid)
+                                        for nodeid in mine])
+            node.shutdown()
 
 
 class QuestionsOrLoad:
     """Question scopes when benchmark items were collected, plain load scheduling otherwise;
     both follow the workers until the first ``schedule``, then only the one chosen."""
 
-    def __init__(self, config: pytest.Config, log: Any, modes: Sequence[str]) -> None:
+    def __init__(self, config: pytest.Config, log: Any, modes: Sequence[str], *,
+                 batch: bool = False) -> None:
         self.modes = tuple(modes)
-        self._grouped = QuestionScopes(config, log, modes)
+        self._grouped = (QuestionShares if batch else QuestionScopes)(config, log, modes)
         self._load = LoadScheduling(config, log)
         self._chosen: Any = None
 

@@ -19,8 +19,9 @@ from pytest_legalbench.ingest.manifest import available_profiles
 from pytest_legalbench.ingest.questions import QuestionFileError
 from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.benchmark_request import GANDR_DEST, GANDR_INI, MODE_DEST, MODE_INI
-from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, open_journal
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, MODES_KEY, open_journal
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
+from pytest_legalbench.plugin.session_notes import SessionNotes
 from pytest_legalbench.plugin.settings import Settings, resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
 from pytest_legalbench.plugin.xdist_hooks import BenchmarkXdist, share_cores_late
@@ -67,7 +68,23 @@ def session_settings(config: pytest.Config) -> Settings:
     if settings.faults is not None and not config.getoption("disable_recording", False):
         raise StartError("--legalbench-faults needs --disable-recording: a recorded fault "
                          "would be replayed in every later run")
+    dist = config.getoption("dist", "no")
+    if settings.batch and dist not in ("no", "load", "loadgroup"):
+        raise StartError(f"--legalbench-batch under xdist needs --dist load or loadgroup (what "
+                         f"-n gives), not --dist {dist}: each worker's share of questions is "
+                         f"fixed before its batches are sent")
+    if settings.batch and not all(_on_this_host(spec) for spec in config.getoption("tx", None) or ()):
+        raise StartError("--legalbench-batch runs on this host's workers only (--tx popen, or "
+                         "-n): a batch's ids must reach the run journal before the run waits on "
+                         "it, and a worker on another host cannot write this host's journal")
     return settings
+
+
+def _on_this_host(spec: str) -> bool:
+    """Whether an xdist ``--tx`` spec (``2*popen``, ``socket=HOST:PORT``, ``ssh=HOST``)
+    starts its workers on this host."""
+    # The gateway's kind is the spec's first part: "popen", "ssh=...", "socket=...".
+    return spec.rpartition("*")[2].split("//")[0].partition("=")[0] == "popen"
 
 
 def start_benchmark(config: pytest.Config) -> Settings:
@@ -88,10 +105,26 @@ def start_benchmark(config: pytest.Config) -> Settings:
     except JournalError as error:
         raise StartError(str(error)) from None
     config.stash[SETTINGS_KEY] = settings
-    config.stash[JOURNAL_KEY] = journal
+    config.stash[MODES_KEY] = tuple(settings.modes)
+    planning = settings.plan and not hasattr(config, "workerinput")
+    if not planning:
+        # A run that only plans writes no journal: it reads the resumed run's, if any.
+        config.stash[JOURNAL_KEY] = journal
     exit_quickly()
     # Its schedulers and thread limits are for benchmark runs only.
-    config.pluginmanager.register(BenchmarkXdist(settings.modes), "legalbench-xdist")
+    config.pluginmanager.register(BenchmarkXdist(settings.modes, batch=settings.batch),
+                                  "legalbench-xdist")
+    config.pluginmanager.register(SessionNotes(), "legalbench-notes")
+    if planning:
+        from pytest_legalbench.plugin.plan_hooks import PlanOnly
+
+        # Planned in this process: no workers are started for a run that runs nothing.
+        config.option.dist = "no"
+        config.pluginmanager.register(PlanOnly(settings, journal.resumed), "legalbench-plan")
+    if settings.batch:
+        from pytest_legalbench.plugin import batch_hooks
+
+        config.pluginmanager.register(batch_hooks, "legalbench-batch")
     share_cores_late(config)
     return settings
 

@@ -98,6 +98,14 @@ class Settings:
     """Dollars the run may spend (``llm.cost_guard``); None: no limit."""
     sample: int | None = None
     """Questions of the run's stratified sample (``run.question_source``); None: all."""
+    batch: bool = False
+    """Send the calls through the Message Batches API (``run.batch_phases``)."""
+    batch_fallback: bool = False
+    """Call a transiently failed batch request interactively instead of resubmitting it."""
+    batch_poll_s: float | None = None
+    """Seconds between two looks at a running batch; None: the backend's default."""
+    plan: bool = False
+    """Print the run's plan and run nothing (``run.cost_plan``)."""
 
 
 def resolve_backend_choice(chosen: Chosen | None) -> str | None:
@@ -189,6 +197,8 @@ def resolve_settings(
         repeats=_repeats(chosen["repeats"]), gandr=_gandr(gandr, gandr_from),
         faults=None if faults is None else faults.text, max_cost=dollars_of(chosen["max_cost"]),
         sample=None if chosen["sample"] is None else count_of(chosen["sample"]),
+        batch=switch_of(chosen["batch"]), batch_fallback=switch_of(chosen["batch_fallback"]),
+        batch_poll_s=seconds_of(chosen["batch_poll"]), plan=switch_of(chosen["plan"]),
         mode_settings=resolve_mode_settings(cli, ini, env, answer_model=answer_model))
 
 

@@ -42,8 +42,10 @@ def share_cores_late(config: pytest.Config) -> None:
 class BenchmarkXdist:
     """The xdist hooks of a benchmark session over ``modes`` (registered when it starts)."""
 
-    def __init__(self, modes: Sequence[str]) -> None:
+    def __init__(self, modes: Sequence[str], *, batch: bool = False) -> None:
         self.modes = tuple(modes)
+        self.batch = batch
+        """A batch run: each worker's share of questions is fixed up front."""
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_setupnodes(self, config: pytest.Config, specs: Sequence[Any]) -> None:
@@ -69,8 +71,12 @@ class BenchmarkXdist:
         if dist not in ("load", "loadgroup"):
             return None
         # Imported here: the schedulers subclass xdist's, which may not be installed.
-        from pytest_legalbench.plugin.question_scheduling import QuestionScopes, QuestionsOrLoad
+        from pytest_legalbench.plugin.question_scheduling import (
+            QuestionScopes,
+            QuestionShares,
+            QuestionsOrLoad,
+        )
 
         if dist == "loadgroup":
-            return QuestionScopes(config, log, self.modes)
-        return QuestionsOrLoad(config, log, self.modes)
+            return (QuestionShares if self.batch else QuestionScopes)(config, log, self.modes)
+        return QuestionsOrLoad(config, log, self.modes, batch=self.batch)

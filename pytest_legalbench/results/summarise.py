@@ -11,6 +11,7 @@ from pytest_legalbench.judging.pairing import tally
 from pytest_legalbench.llm.ledger import USAGE_FIELDS, Call, sum_usage
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
 from pytest_legalbench.modes.names import NAVAGENT
+from pytest_legalbench.results.batch_share import batch_share
 from pytest_legalbench.results.crossover import (
     conversation_verdict,
     navigate_verdict,
@@ -55,6 +56,12 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
     recalls = [r.evidence_recall for r in bound if r.evidence_recall is not None]
     inject_calls = [c for r in records for c in r.inject_calls]
     mode_calls = [c for r in records for c in r.mode_calls] or inject_calls
+    judge_calls = [c for r in records for c in r.judge_calls]
+    share = batch_share([*inject_calls, *(c for r in records for c in r.mode_calls),
+                         *judge_calls])
+    # A crossover priced as the run was: at the batch rates when all its calls were batch.
+    batch = share is not None and share.all
+    rates = "batch prices" if batch else ""
     crossover = None
     if mode != "inject" and records[0].mode_calls:
         # The crossover in tokens the model actually read: inject's answering context is the
@@ -62,7 +69,7 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
         # navagent's every turn reads context, so all its input counts, priced as measured.
         corpus = _answering_mean(inject_calls)
         payload = _answering_mean(mode_calls)
-        prices = card.prices_for(records[0].mode_calls[-1].model)
+        prices = card.prices_for(records[0].mode_calls[-1].model, batch=batch)
         scan = fmean(r.scan_tokens for r in records)
         if mode == NAVAGENT:
             total = sum_usage(c.usage for c in mode_calls)
@@ -70,11 +77,11 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
             crossover = conversation_verdict(
                 mode, corpus, total.input_tokens / items,
                 total.cache_creation_input_tokens / items, total.cache_read_input_tokens / items,
-                prices)
+                prices, rates=rates)
         elif mode == "navindex":
-            crossover = navindex_verdict(corpus, scan, payload, prices)
+            crossover = navindex_verdict(corpus, scan, payload, prices, rates=rates)
         else:
-            crossover = navigate_verdict(mode, corpus, payload, prices)
+            crossover = navigate_verdict(mode, corpus, payload, prices, rates=rates)
     return ModeSummary(
         mode=mode, items=len(records),
         document_bound=tally(r.verdict for r in bound if r.verdict) if judged else None,
@@ -90,9 +97,9 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
             mode_answering=_footprint(mode_calls, answering_only=True)),
         cost=Costs(inject=price_calls(inject_calls, card).total,
                    mode=price_calls(mode_calls, card).total,
-                   judge=price_calls([c for r in records for c in r.judge_calls], card).total),
+                   judge=price_calls(judge_calls, card).total),
         payload_tokens_mean=round(fmean(r.payload_tokens for r in records), 1),
-        crossover=crossover, scopes=arm_scopes(records),
+        crossover=crossover, batch=share, scopes=arm_scopes(records),
         errors=ArmErrors(mode=count_classes(r.error_class for r in records),
                          inject=count_classes(r.inject_error_class for r in records)))
 

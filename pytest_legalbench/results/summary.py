@@ -18,6 +18,7 @@ from typing import Annotated
 
 from pytest_legalbench.files.record_json import OMIT_EMPTY, OMIT_NONE, KeyedBy, derived, renamed
 from pytest_legalbench.judging.pairing import Tally
+from pytest_legalbench.results.batch_share import BatchShare
 from pytest_legalbench.results.crossover import CrossoverVerdict
 from pytest_legalbench.results.error_attribution import ArmErrors
 from pytest_legalbench.results.reported_rate import ReportedRate
@@ -105,6 +106,9 @@ class ModeSummary:
     errors: ArmErrors | None = None
     """The mode's answers and inject's classed by error (``results.error_attribution``);
     None in summaries written before it was kept."""
+    batch: BatchShare | None = field(default=None, metadata=OMIT_NONE)
+    """How many of the mode's calls (inject's, the mode's and the judge's) went through the
+    Message Batches API; None (not written) when none did."""
 
 
 @dataclass(frozen=True)

@@ -96,20 +96,22 @@ def mode_lines(entry: ModeSummary) -> list[str]:
         lines.append(f"  evidence recall {entry.evidence_recall:.3f}; mean payload "
                      f"{entry.payload_tokens_mean:,.0f} tokens")
     foot = entry.footprint
+    # Said on each line priced or counted from the calls: they were batch calls.
+    tag = f" ({entry.batch.label})" if entry.batch is not None else ""
     if mode == "inject":
         # The baseline alone: nothing to compare its footprint or cost with.
-        lines.append(f"  token footprint {foot.inject_total:,} (answering context "
+        lines.append(f"  token footprint{tag} {foot.inject_total:,} (answering context "
                      f"{foot.inject_answering:,}); cost {_usd(entry.cost.inject)}")
         return lines
-    lines.append(f"  token footprint: inject {foot.inject_total:,} vs {mode} "
+    lines.append(f"  token footprint{tag}: inject {foot.inject_total:,} vs {mode} "
                  f"{foot.mode_total:,} ({_times(foot.reduction_total)} smaller); "
                  f"answering context {foot.inject_answering:,} vs "
                  f"{foot.mode_answering:,} ({_times(foot.reduction_answering)})")
     cost = entry.cost
-    lines.append(f"  cost: inject {_usd(cost.inject)}, {mode} {_usd(cost.mode)}, "
+    lines.append(f"  cost{tag}: inject {_usd(cost.inject)}, {mode} {_usd(cost.mode)}, "
                  f"judge {_usd(cost.judge)}")
     if entry.crossover is not None:
-        lines.append(f"  crossover: {entry.crossover.explanation}")
+        lines.append(f"  crossover{tag}: {entry.crossover.explanation}")
     return lines
 
 

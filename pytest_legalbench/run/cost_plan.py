@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Annotated
 
-from pytest_legalbench.files.record_json import to_builtins
+from pytest_legalbench.files.record_json import PLAIN_DECIMAL, Rounded, derived
 from pytest_legalbench.gandr.record import GandrRecord
+from pytest_legalbench.llm.cost_guard import PlanOverLimit
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import Cost, PriceCard, format_usd, price
 from pytest_legalbench.results.item_record import ItemRecord
@@ -27,21 +29,26 @@ from pytest_legalbench.run.plan_calls import (
     planned_calls,
 )
 
-#: The version of ``Plan.to_dict``'s layout.
+__all__ = ["SCENARIOS", "Plan", "PlanOverLimit", "PlanRecord", "StageEstimate", "aggregate",
+           "make_plan", "measured_calls", "over_limit"]
+
+#: The version of a plan's JSON layout (``PlanRecord``).
 PLAN_FORMAT = 1
 #: The prices a plan shows for every arm and in total.
 SCENARIOS = ("interactive", "batch", "interactive_uncached", "batch_uncached",
              "interactive_at_most", "batch_at_most")
 
 
+@derived(footprint="footprint")
 @dataclass(frozen=True)
 class StageEstimate:
-    """One stage of one arm: its calls and estimated tokens."""
+    """One stage of one arm: its calls and estimated tokens (its JSON layout, through
+    ``files.record_json``, adds the footprint)."""
 
     arm: str
     stage: str
     model: str
-    calls: float
+    calls: Annotated[float, Rounded(2)]
     usage: Usage
     """Expected tokens, the cache used as the run uses it (first write, then reads)."""
     usage_at_most: Usage
@@ -52,6 +59,11 @@ class StageEstimate:
         """The expected tokens with no prompt cache: every input token at the input price."""
         return Usage(input_tokens=self.usage.footprint, output_tokens=self.usage.output_tokens)
 
+    @property
+    def footprint(self) -> int:
+        """Every input token the stage's calls attend (expected)."""
+        return self.usage.footprint
+
     def cost(self, card: PriceCard, scenario: str) -> Cost:
         """The dollars of this stage under one of ``SCENARIOS``."""
         batch = scenario.startswith("batch")
@@ -59,12 +71,44 @@ class StageEstimate:
                  else self.usage_at_most if scenario.endswith("at_most") else self.usage)
         return price(usage, card, self.model, batch=batch)
 
-    def to_dict(self) -> dict[str, object]:
-        """The estimate as plain builtins."""
-        return {"arm": self.arm, "stage": self.stage, "model": self.model,
-                "calls": round(self.calls, 2), "usage": to_builtins(self.usage),
-                "footprint": self.usage.footprint,
-                "usage_at_most": to_builtins(self.usage_at_most)}
+
+
+Dollars = Annotated[Decimal, PLAIN_DECIMAL]
+
+
+@dataclass(frozen=True)
+class PlanCosts:
+    """A plan's dollars under every scenario (``SCENARIOS``): per arm and in total."""
+
+    arms: Mapping[str, Mapping[str, Dollars]]
+    total: Mapping[str, Dollars]
+
+
+@dataclass(frozen=True)
+class InjectCacheChoice:
+    """Inject's dollars through batches with its corpus cached 5 minutes and 1 hour."""
+
+    five_minute: Dollars
+    one_hour: Dollars
+
+
+@dataclass(frozen=True)
+class PlanRecord:
+    """A plan as ``legalbench plan --json`` writes it (``files.record_json``)."""
+
+    format: int
+    price_card: str
+    questions: int
+    items: int
+    modes: tuple[str, ...]
+    payload_budget_tokens: int
+    answer_max_tokens: int
+    outputs: str
+    token_estimate: str
+    stages: tuple[StageEstimate, ...]
+    cost: PlanCosts
+    inject_cache_1h_batch: InjectCacheChoice | None
+    notes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -114,27 +158,20 @@ class Plan:
             one += price(longer, self.card, stage.model, batch=batch).total
         return five, one
 
-    def to_dict(self) -> dict[str, object]:
-        """The plan as plain builtins (dollars as exact decimal strings)."""
-        def dollars(value: Decimal) -> str:
-            return format(value.normalize(), "f")
-
-        arms = {arm: {scenario: dollars(self.cost(scenario, arm)) for scenario in SCENARIOS}
-                for arm in self.arms}
+    def record(self) -> PlanRecord:
+        """The plan as its JSON record (dollars exact, as decimal strings when written)."""
         one_hour = self.one_hour_inject()
-        return {
-            "format": PLAN_FORMAT, "price_card": self.card.label, "questions": self.questions,
-            "items": self.items, "modes": list(self.modes),
-            "payload_budget_tokens": self.payload_budget,
-            "answer_max_tokens": self.answer_max_tokens, "outputs": self.outputs,
-            "token_estimate": "ceil(characters / 4)",
-            "stages": [stage.to_dict() for stage in self.stages],
-            "cost": {"arms": arms, "total": {scenario: dollars(self.cost(scenario))
-                                             for scenario in SCENARIOS}},
-            "inject_cache_1h_batch": None if one_hour is None else {
-                "five_minute": dollars(one_hour[0]), "one_hour": dollars(one_hour[1])},
-            "notes": list(self.notes),
-        }
+        return PlanRecord(
+            format=PLAN_FORMAT, price_card=self.card.label, questions=self.questions,
+            items=self.items, modes=self.modes, payload_budget_tokens=self.payload_budget,
+            answer_max_tokens=self.answer_max_tokens, outputs=self.outputs,
+            token_estimate="ceil(characters / 4)", stages=self.stages,
+            cost=PlanCosts(
+                arms={arm: {scenario: self.cost(scenario, arm) for scenario in SCENARIOS}
+                      for arm in self.arms},
+                total={scenario: self.cost(scenario) for scenario in SCENARIOS}),
+            inject_cache_1h_batch=None if one_hour is None else InjectCacheChoice(*one_hour),
+            notes=self.notes)
 
     def lines(self) -> list[str]:
         """The plan as a person reads it."""
@@ -181,10 +218,6 @@ class Plan:
                                    .cache_creation_input_tokens), self.card, stage.model,
                              batch=True).total
         return Decimal(0)
-
-
-class PlanOverLimit(RuntimeError):
-    """A run's plan costs more than its spending limit: nothing was called."""
 
 
 def make_plan(selection: PlanSelection, card: PriceCard,

@@ -1,9 +1,11 @@
 """The run journal: one JSON line per event of a benchmark run, appended and fsync'd the moment
 it happens, so an interrupted or killed run keeps every item it finished.
 
-Lines are of four kinds: ``start`` (a run began, with its settings fingerprint), ``plan``
+Lines are of five kinds: ``start`` (a run began, with its settings fingerprint), ``plan``
 (the items a process collected for that run), ``item`` (one finished item's record envelope,
-or a skip) and ``stop`` (the run stopped itself early). Each is an entry's JSON layout
+or a skip), ``stop`` (the run stopped itself early) and ``batch`` (a message batch was
+created: its id and, for each of its requests, the item and call it answers, written before
+the run waits on it). Each is an entry's JSON layout
 (``files.record_json``) with its ``schema_version``. Every process of a run (each xdist
 worker) appends to the same file under an exclusive ``flock``, one ``write`` per line. A
 process killed mid-write leaves a torn line; readers skip it and the next writer starts on a
@@ -29,6 +31,7 @@ from pytest_legalbench.files.record_json import (
     renamed,
     to_builtins,
 )
+from pytest_legalbench.llm.batches import Submission
 
 #: The journal's file name inside a run folder.
 JOURNAL_FILE = "journal.jsonl"
@@ -84,8 +87,47 @@ class ItemEntry:
             raise ValueError("an item line holds either a record envelope or a skip reason")
 
 
+@dataclass(frozen=True)
+class BatchCall:
+    """One request of a batch: its custom id, the digest of its params, and the call it
+    answers (the call scope of the item, the stage, the call's occurrence in its scope)."""
+
+    custom_id: str
+    request: str
+    """``BatchRequest.digest`` of the params submitted."""
+    scope: str
+    """The call scope (``<group>/<item or question id>``: ``llm.call_sites``)."""
+    stage: str
+    occurrence: int
+    question_id: str | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True)
+class BatchEntry:
+    """A message batch the run created, written before the run waited on it: collected on
+    resume instead of submitted again."""
+
+    run: str
+    digest: str
+    """The settings fingerprint's digest the run submitted it under."""
+    batch_id: str
+    attempt: int
+    """1 for a first submission, 2 for the first resubmission of failed requests, ..."""
+    backend: str
+    """Where the batch lives (``reference``: the embedded backend, gone after its run)."""
+    calls: tuple[BatchCall, ...]
+    kind: Literal["batch"] = "batch"
+
+    def submission(self) -> Submission:
+        """The submission the batch client collects it by."""
+        return Submission(self.batch_id, tuple(c.custom_id for c in self.calls), self.attempt,
+                          {c.custom_id: c.request for c in self.calls})
+
+
 #: One line of the journal, told apart by its ``kind``.
-JournalEntry = StartEntry | PlanEntry | StopEntry | ItemEntry
+JournalEntry = StartEntry | PlanEntry | StopEntry | ItemEntry | BatchEntry
+
+
 def _from_version_2(line: dict[str, Any]) -> dict[str, Any]:
     """Version 2 in version 3's layout: a QA item's record is read and written again, so it
     holds what version 3 added (a question's transaction set, the arms' scopes and inject's
@@ -119,6 +161,13 @@ class JournalContents:
     torn: int = 0
     stops: Mapping[str, str] = field(default_factory=dict)
     """Run token to why that run stopped itself early (the cost limit)."""
+    batches: tuple[BatchEntry, ...] = ()
+    """Every batch the journal's runs created, in file order."""
+
+    def submissions(self, digest: str) -> tuple[Submission, ...]:
+        """The batches created under fingerprint ``digest``, in order: what a resume
+        collects instead of submitting again."""
+        return tuple(entry.submission() for entry in self.batches if entry.digest == digest)
 
     def records(self, digest: str) -> dict[str, Mapping[str, Any]]:
         """Item id to the envelope of its latest record written under fingerprint ``digest``."""
@@ -177,6 +226,7 @@ def read_journal(path: Path) -> JournalContents:
     plans: dict[str, set[str]] = {}
     items: list[ItemEntry] = []
     stops: dict[str, str] = {}
+    batches: list[BatchEntry] = []
     torn = 0
     for number, text in enumerate(raw.split(b"\n"), start=1):
         if not text.strip():
@@ -190,10 +240,12 @@ def read_journal(path: Path) -> JournalContents:
             items.append(entry)
         elif isinstance(entry, StopEntry):
             stops.setdefault(entry.run, entry.reason)
+        elif isinstance(entry, BatchEntry):
+            batches.append(entry)
         else:
             plans.setdefault(entry.run, set()).update(entry.items)
     return JournalContents(tuple(starts), {run: frozenset(ids) for run, ids in plans.items()},
-                           tuple(items), torn, stops)
+                           tuple(items), torn, stops, tuple(batches))
 
 
 def _entry(text: bytes, where: str) -> JournalEntry | None:

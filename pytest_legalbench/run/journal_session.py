@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_legalbench.files.record_json import NOT_WRITTEN, from_builtins, to_builtins
+from pytest_legalbench.llm.batches import Submission
 from pytest_legalbench.run.fingerprint import Fingerprint
 from pytest_legalbench.run.journal import (
     JOURNAL_FILE,
+    BatchEntry,
     ItemEntry,
     JournalContents,
     JournalError,
@@ -51,10 +53,16 @@ class JournalSession:
     """A new run: an earlier journal in its folder is set aside when it begins."""
     report: bool = False
     """Whether the run writes its report into its own folder."""
+    local: bool = True
+    """Whether this process writes the run's folder; False on an xdist worker on another
+    host, where the folder does not exist: its controller journals what it finishes."""
     resumed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict,
                                                       metadata=NOT_WRITTEN)
     """Item id to the record envelope an earlier run under the same settings left (not
     handed to workers: each reads them from the journal)."""
+    submitted: tuple[Submission, ...] = field(default=(), metadata=NOT_WRITTEN)
+    """The message batches earlier runs under the same settings created: a batch run
+    collects them instead of submitting their requests again (read like ``resumed``)."""
 
     @property
     def journal(self) -> Path:
@@ -69,6 +77,8 @@ class JournalSession:
     def begin(self, items: Sequence[str]) -> None:
         """Note the items this process collected; the first process to begin a run writes its
         start (after setting an earlier journal aside, for a fresh run)."""
+        if not self.local:
+            return
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.folder / _LOCK_FILE, "a", encoding="utf-8") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
@@ -91,16 +101,33 @@ class JournalSession:
 
     def finished(self, item: str, envelope: Mapping[str, Any]) -> None:
         """Write one finished item's record envelope (fsync'd before returning)."""
+        if not self.local:
+            return
         JournalWriter(self.journal).append(
             journal_line(ItemEntry(self.run, item, self.digest, envelope)))
 
     def skipped(self, item: str, reason: str) -> None:
         """Write that an item was skipped (it finished, with no record)."""
+        if not self.local:
+            return
         JournalWriter(self.journal).append(
             journal_line(ItemEntry(self.run, item, self.digest, None, reason)))
 
+    def batched(self, entry: BatchEntry) -> None:
+        """Write that a message batch was created (fsync'd before the run waits on it)."""
+        if not self.local:
+            return
+        JournalWriter(self.journal).append(journal_line(entry))
+
+    def batches(self) -> tuple[BatchEntry, ...]:
+        """The batches this run created so far."""
+        return tuple(entry for entry in read_journal(self.journal).batches
+                     if entry.run == self.run)
+
     def stopped(self, reason: str) -> None:
         """Write that the run stopped itself early (the cost limit), and why."""
+        if not self.local:
+            return
         JournalWriter(self.journal).append(journal_line(StopEntry(self.run, reason)))
 
     def progress(self) -> Progress | None:
@@ -138,13 +165,20 @@ def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool,
                            f"without --legalbench-resume")
     return JournalSession(place.folder, run, dict(fingerprint.parts), fingerprint.digest,
                           fresh=False, report=report or last.report,
-                          resumed=contents.records(fingerprint.digest))
+                          resumed=contents.records(fingerprint.digest),
+                          submitted=contents.submissions(fingerprint.digest))
 
 
-def join_run(given: Mapping[str, Any]) -> JournalSession:
-    """A worker's session of the run its controller opened (``handed_over``)."""
+def join_run(given: Mapping[str, Any],
+             resumed: Mapping[str, Mapping[str, Any]] | None = None) -> JournalSession:
+    """A worker's session of the run its controller opened (``handed_over``); a worker on
+    another host is handed the ``resumed`` records too, having no journal to read them from."""
     session = from_builtins(JournalSession, given, what="the run handed to this worker",
                             error=JournalError)
     if session.fresh:
         return session
-    return replace(session, resumed=read_journal(session.journal).records(session.digest))
+    if not session.local:
+        return replace(session, resumed=dict(resumed or {}))
+    contents = read_journal(session.journal)
+    return replace(session, resumed=contents.records(session.digest),
+                   submitted=contents.submissions(session.digest))

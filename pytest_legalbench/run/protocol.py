@@ -17,6 +17,9 @@ from pytest_legalbench.run.items import Case
 
 #: The ``user_properties`` name every item's record travels under.
 RECORD_PROPERTY = "legalbench_record"
+#: The ``user_properties`` name an item's id travels under beside its record (the controller
+#: of a worker on another host journals the item by it).
+ITEM_PROPERTY = "legalbench_item"
 
 
 class Record(Protocol):

@@ -8,6 +8,7 @@ mode's retrieval and answer and the judge's calls into the item's.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from pytest_legalbench.judging.keyfacts import score_answer
 from pytest_legalbench.llm.cassettes import CassettePlan, recorded
 from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.llm.pending_calls import both
 from pytest_legalbench.llm.prompts import REFUSAL
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable, Retrieval
 from pytest_legalbench.modes.inject_scope import ScopedInject, set_name
@@ -108,12 +110,15 @@ class QaRunner:
         """Answer, judge and score one item; ``group`` (the benchmark module's name) keeps
         the cassettes of different modules apart."""
         question = case.question
-        inject = self.inject_answer(question, group)
         with recorded(self.cassettes, group, case.id):
-            inject_keys = self._keyfacts(question, inject.text)
             if case.mode == INJECT:
-                return self._record(question, inject, inject_keys)
-            mode = self._answer(case.mode, question)
+                inject = self.inject_answer(question, group)
+                return self._record(question, inject, self._keyfacts(question, inject.text))
+            # Neither answer reads the other, so a batch run sends both in one phase
+            # (inject's is recorded into its own cassette, nested in the item's).
+            inject, mode = both(functools.partial(self.inject_answer, question, group),
+                                functools.partial(self._answer, case.mode, question))
+            inject_keys = self._keyfacts(question, inject.text)
             mode_keys = self._keyfacts(question, mode.text)
             seen = len(self.client.ledger)
             judged = judge_pair(self.client, question.question, question.reference,

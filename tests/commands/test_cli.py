@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -202,6 +203,27 @@ def test_ask_with_navindex_scans_fetches_and_answers(
     fetched = {p["node_id"] for p in report["provisions"]}
     # The late-payment clause, or the payment section holding it.
     assert report["scan_tokens"] > 0 and fetched & {"msa:2.2", "msa:2"}
+
+
+def test_ask_through_batches_answers_as_interactively_at_half_the_price(
+        deal: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    question = ["--docs", str(deal), "--no-cache", "--json", "--mode", "navindex",
+                "What interest applies to late payments?"]
+    assert main(["ask", "-q", *question]) == 0
+    interactive = json.loads(capsys.readouterr().out)
+    assert main(["ask", "--batch", *question]) == 0
+    captured = capsys.readouterr()
+    batch = json.loads(captured.out)
+    # The scan, then the answer it routes: a batch each, the progress on stderr.
+    assert "phase 1: 1 request(s) in 1 batch(es) (1 navindex.scan)" in captured.err
+    assert "phase 2: 1 request(s) in 1 batch(es) (1 navindex.answer)" in captured.err
+    assert "batched: 1 item(s), 2 request(s) in 2 phase(s)" in captured.err
+    assert batch["answer"] == interactive["answer"]
+    assert batch["provisions"] == interactive["provisions"]
+    assert [c["usage"] for c in batch["calls"]] == [c["usage"] for c in interactive["calls"]]
+    assert all(c["batch"] is True for c in batch["calls"])
+    assert Decimal(batch["cost"]["total"]) * 2 == Decimal(interactive["cost"]["total"])
 
 
 def test_retrieve_prints_one_contract_line_per_question(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_legalbench.files.record_json import to_builtins
+from pytest_legalbench.files.record_json import RecordError, from_builtins, to_builtins
 from pytest_legalbench.llm.backend import ClientConfig
 from pytest_legalbench.llm.batch_progress import BatchProgress
 from pytest_legalbench.llm.batch_requests import BatchRequest
@@ -235,7 +235,7 @@ def test_a_run_interrupted_while_waiting_resumes_without_submitting_anything_twi
         client._sleep = _interrupt  # type: ignore[method-assign]  # Ctrl-C at the first wait
         with client, pytest.raises(KeyboardInterrupt):
             client.run(requests)
-        persisted = [Submission.from_dict(s.to_dict()) for s in h.submitted]  # the journal
+        persisted = [from_builtins(Submission, to_builtins(s)) for s in h.submitted]  # journal
         assert len(persisted) == 3
         h.clock.now += DELAY_S
         with h.client(max_requests=4) as resumed:
@@ -307,13 +307,19 @@ def test_cancel_stops_batches_in_progress_and_their_requests_come_back_canceled(
     assert len(outcome.failed) == 3 and len(h.submitted) == 1
 
 
-def test_submissions_round_trip_and_bad_ones_are_named() -> None:
-    submission = Submission("msgbatch_1", ("a", "b-2"), 2)
-    assert Submission.from_dict(submission.to_dict()) == submission
-    with pytest.raises(ValueError, match="custom_ids must be a list of custom ids"):
-        Submission.from_dict({"batch_id": "msgbatch_1", "custom_ids": ["no spaces"]})
-    with pytest.raises(ValueError, match="attempt must be an integer >= 1"):
-        Submission.from_dict({"batch_id": "msgbatch_1", "custom_ids": [], "attempt": 0})
+def test_submissions_round_trip_through_the_typed_layer_and_bad_ones_are_named() -> None:
+    submission = Submission("msgbatch_1", ("a", "b-2"), 2, {"a": "d1", "b-2": "d2"})
+    written = to_builtins(submission)
+    assert written == {"batch_id": "msgbatch_1", "custom_ids": ["a", "b-2"], "attempt": 2,
+                       "digests": {"a": "d1", "b-2": "d2"}}
+    assert from_builtins(Submission, written) == submission
+    # A submission without digests (written before they were kept) reads with none.
+    assert from_builtins(Submission, {"batch_id": "msgbatch_1", "custom_ids": ["a"]}) == \
+        Submission("msgbatch_1", ("a",))
+    with pytest.raises(RecordError, match="'no spaces' is not a custom id"):
+        from_builtins(Submission, {"batch_id": "msgbatch_1", "custom_ids": ["no spaces"]})
+    with pytest.raises(RecordError, match="attempt: Input should be greater than or equal"):
+        from_builtins(Submission, {"batch_id": "msgbatch_1", "custom_ids": [], "attempt": 0})
 
 
 def test_a_rate_limited_create_is_sent_again_and_an_ambiguous_one_is_not() -> None:

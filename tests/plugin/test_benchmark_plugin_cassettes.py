@@ -223,20 +223,21 @@ def test_a_missing_cassette_fails_a_live_backend_item_with_how_to_record(
             "--legalbench-backend=anthropic", "-k", "glufox or territory"]
     with FakeMessages() as server:
         args.append(f"--legalbench-base-url={server.base_url}")
-        # No cassette at all: inject's, shared by the question's items, is needed first.
-        result = pytester.runpytest(*args)
-        result.assert_outcomes(errors=2)
-        inject = "*/cassettes/anthropic/test_legalbench-inject/glufox-royalty-base.yaml"
-        result.stdout.fnmatch_lines([f"*no cassette at {inject}*--record-mode=once*"])
-        # Inject's cassettes present, the item's own missing.
-        shutil.copytree(run.cassettes / "test_legalbench-inject",
-                        pytester.path / "cassettes" / "anthropic" / "test_legalbench-inject")
+        # No cassette at all: the item's own is needed first (inject's answer is recorded
+        # in a cassette of its own, nested in the item's).
         result = pytester.runpytest(*args)
         result.assert_outcomes(errors=2)
         item = f"*/cassettes/anthropic/test_legalbench/{EDITED}.yaml"
         result.stdout.fnmatch_lines([f"*no cassette at {item}*--record-mode=once*"])
+        # The items' cassettes present, inject's (shared by the question's items) missing.
+        shutil.copytree(run.cassettes / "test_legalbench",
+                        pytester.path / "cassettes" / "anthropic" / "test_legalbench")
+        result = pytester.runpytest(*args)
+        result.assert_outcomes(errors=2)
+        inject = "*/cassettes/anthropic/test_legalbench-inject/glufox-royalty-base.yaml"
+        result.stdout.fnmatch_lines([f"*no cassette at {inject}*--record-mode=once*"])
         assert server.requests == []
-    assert not (pytester.path / "cassettes" / "anthropic" / "test_legalbench").exists()
+    assert not (pytester.path / "cassettes" / "anthropic" / "test_legalbench-inject").exists()
 
 
 def test_a_corrupted_cassette_errors_its_item_only(pytester: pytest.Pytester,

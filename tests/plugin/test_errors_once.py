@@ -26,8 +26,9 @@ def test_a_missing_cassette_is_one_message_naming_the_file_and_the_command(
                                 "-k", "glufox-royalty-base")
     result.assert_outcomes(errors=1)
     output = result.stdout.str()
-    missing = pytester.path / "cassettes" / "anthropic" / "test_legalbench-inject"
-    assert output.count(f"no cassette at {missing / 'glufox-royalty-base.yaml'}") == 1
+    # The item's cassette is the first a call needs (inject's nests in it).
+    missing = pytester.path / "cassettes" / "anthropic" / "test_legalbench"
+    assert output.count(f"no cassette at {missing / 'glufox-royalty-base-navindex.yaml'}") == 1
     assert "record it by running with --record-mode=once" in output
     assert "During handling of the above exception" not in output
     assert "Traceback" not in output and "vcr" not in output

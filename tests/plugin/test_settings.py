@@ -48,9 +48,11 @@ def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
         "legalbench_timeout", "legalbench_answer_model", "legalbench_judge_model", "legalbench_judge",
         "legalbench_questions",
         "legalbench_report", "legalbench_faults", "legalbench_max_cost", "legalbench_repeats",
-        "legalbench_fail_on_loss", "legalbench_skip_invalid", "legalbench_sample"]
-    # Resuming a run belongs to one invocation, never to an ini file.
-    assert [o.flag for o in OPTIONS if not o.in_ini] == ["--legalbench-resume"]
+        "legalbench_fail_on_loss", "legalbench_skip_invalid", "legalbench_sample",
+        "legalbench_batch", "legalbench_batch_fallback", "legalbench_batch_poll"]
+    # Resuming a run, or only planning it, belongs to one invocation, never to an ini file.
+    assert [o.flag for o in OPTIONS if not o.in_ini] == ["--legalbench-resume",
+                                                         "--legalbench-plan"]
 
 
 def test_gandr_systems_are_modes_and_gandr_all_names_all_six() -> None:

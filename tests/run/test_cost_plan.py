@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pytest
 
+from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.questions import Evidence, Question
 from pytest_legalbench.judging.judge import judge_pair
 from pytest_legalbench.llm.ledger import Call, Usage
@@ -258,7 +259,7 @@ def test_measured_calls_take_inject_once_per_question() -> None:
 
 def test_a_plan_is_plain_json_and_reads_as_a_table() -> None:
     plan = make_plan(selection(modes=("navindex", "navembed:closure")), CARD)
-    data = json.loads(json.dumps(plan.to_dict()))
+    data = json.loads(json.dumps(to_builtins(plan.record())))
     assert data["format"] == 1 and data["items"] == 6 and data["questions"] == 3
     assert set(data["cost"]["total"]) == set(SCENARIOS)
     assert Decimal(data["cost"]["total"]["batch"]) * 2 == Decimal(

@@ -1,0 +1,85 @@
+"""The plan inside a benchmark session: ``--legalbench-plan`` prints the plan of the collected
+items and runs none of them; ``--legalbench-max-cost`` under a plan that costs more stops a
+live run before its first call (counted at a reference server), the plan in the summary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_legalbench.reference_backend import ReferenceBackend
+from tests.support.plugin_sessions import MODES, Bench, bench, isolate_environment, prepare
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch, corpus_root: Path) -> None:
+    isolate_environment(monkeypatch, corpus_root)
+
+
+@pytest.fixture
+def shared(tmp_path_factory: pytest.TempPathFactory, corpus_root: Path) -> Bench:
+    return bench(tmp_path_factory, corpus_root)
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReferenceBackend]:
+    with ReferenceBackend(batch_delay_s=0.5) as backend:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "not-a-key")
+        yield backend
+
+
+def _server_args(backend: ReferenceBackend) -> list[str]:
+    return ["--legalbench-backend=anthropic", f"--legalbench-base-url={backend.base_url}",
+            "--legalbench-server-kind=reference", "--disable-recording", "-p", "no:randomly"]
+
+
+def test_the_plan_option_prints_the_plan_and_runs_nothing(
+        pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
+    prepare(pytester)
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+                                           "--legalbench-plan", "-n", "2")
+    output = result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK, output
+    result.stdout.fnmatch_lines([
+        "plan: 3 questions, 6 items (navindex, inject)*",
+        "*inject*inject.answer*",
+        "*navindex*navindex.scan*",
+        "*navindex*judge.forward*",
+        "total *$*",
+        "legalbench plan: 6 item(s) planned, none run (--legalbench-plan)"])
+    # Planned in this process: no worker started, no item ran, nothing was called.
+    assert "passed" not in output.splitlines()[-1]
+    assert "[gw0]" not in output
+    assert "run journal" not in output and "partial" not in output
+    assert sum(served.answered.values()) == 0
+
+
+def test_a_plan_over_the_limit_stops_the_run_before_its_first_call(
+        pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
+    prepare(pytester)
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+                                           "--legalbench-max-cost=0.001",
+                                           "--legalbench-report=out")
+    output = result.stdout.str()
+    # Not a failure: the items are skipped with the reason, and nothing was sent.
+    result.assert_outcomes(skipped=1)
+    assert sum(served.answered.values()) == 0
+    result.stdout.fnmatch_lines([
+        "*the plan of this run costs $*more than the spending limit of $0.0010*",
+        "plan: 3 questions, 6 items (navindex, inject)*",
+        "total *$*"])
+    # The plan is printed once in the summary.
+    assert output.count("plan: 3 questions, 6 items") == 1, output
+
+
+def test_a_plan_under_the_limit_runs(
+        pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
+    prepare(pytester)
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+                                           "--legalbench-max-cost=100")
+    result.assert_outcomes(passed=6)
+    assert "plan:" not in result.stdout.str()
