@@ -12,6 +12,7 @@ from pytest_legalbench.commands.common import (
     Progress,
     UsageProblem,
     add_backend_options,
+    add_mode_sources,
     add_selectors,
     answer_model,
     mode_help,
@@ -41,6 +42,7 @@ def register(commands: Any) -> None:
 def _query_options(parser: argparse.ArgumentParser, *, answering: bool = False) -> None:
     add_selectors(parser)
     parser.add_argument("--mode", default="inject", help=f"{mode_help()} (default: %(default)s)")
+    add_mode_sources(parser)
     add_backend_options(parser, answering=answering)
 
 

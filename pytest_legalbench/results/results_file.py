@@ -8,8 +8,9 @@ span) and ``texts``, the retrieved stretches of each document, each character on
 readers of the first layout. The file is ``StoredRun``'s JSON layout (``files.record_json``),
 and its JSON Schema is generated from it (``commands.schema``).
 
-Version 1 (``format_version``, before the layout was published) is read by migrating it;
-files of the first layout, with no header, read back with ``unknown`` in its fields.
+Version 1 (``format_version``, before the layout was published) and version 2 (records and
+mode summaries without ``mode_traits``) are read by migrating them; files of the first
+layout, with no header, read back with ``unknown`` in its fields.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pytest_legalbench.files.record_json import (
     renamed,
     to_builtins,
 )
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.provision_table import EXCERPTS_FORM, Excerpts, ProvisionPlace
 from pytest_legalbench.results.run_header import UNKNOWN, RunHeader
@@ -114,8 +116,31 @@ def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
             "texts": layout.get("texts") or {}}
 
 
-#: The layout this build writes (version 2) and the older one it reads.
-RESULTS_LAYOUT = VersionedFile(RESULTS_FILE, 2, {1: _from_version_1},
+def with_mode_traits(entry: object) -> object:
+    """A record or mode summary of version 2 with the ``mode_traits`` version 3 holds: the
+    built-in mode's of its name (every mode of a version 2 file was built in)."""
+    if not isinstance(entry, Mapping) or "mode_traits" in entry:
+        return entry
+    traits = builtin_traits(str(entry.get("mode")))
+    return {**entry, "mode_traits": {"shown": traits.shown, "crossover": traits.crossover}}
+
+
+def _from_version_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 in version 3's layout: every record and mode summary says what its mode
+    showed the answering model and how its cost crosses over (``mode_traits``)."""
+    layout = dict(data)
+    records = layout.get("records")
+    if isinstance(records, list):
+        layout["records"] = [with_mode_traits(record) for record in records]
+    summary = layout.get("summary")
+    if isinstance(summary, Mapping) and isinstance(summary.get("modes"), Mapping):
+        layout["summary"] = {**summary, "modes": {name: with_mode_traits(entry) for name, entry
+                                                  in summary["modes"].items()}}
+    return layout
+
+
+#: The layout this build writes (version 3) and the older ones it reads.
+RESULTS_LAYOUT = VersionedFile(RESULTS_FILE, 3, {1: _from_version_1, 2: _from_version_2},
                                legacy_key="format_version", unversioned=1)
 
 

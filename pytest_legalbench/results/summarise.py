@@ -10,12 +10,12 @@ from statistics import fmean
 from pytest_legalbench.judging.pairing import tally
 from pytest_legalbench.llm.ledger import USAGE_FIELDS, Call, sum_usage
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
-from pytest_legalbench.modes.names import NAVAGENT
 from pytest_legalbench.results.crossover import (
     conversation_verdict,
     navigate_verdict,
     navindex_verdict,
 )
+from pytest_legalbench.results.item_errors import ItemError
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.reported_rate import ReportedRate
 from pytest_legalbench.results.summary import Costs, Footprint, KeyFactRates, ModeSummary, Summary
@@ -46,24 +46,26 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
     recalls = [r.evidence_recall for r in bound if r.evidence_recall is not None]
     inject_calls = [c for r in records for c in r.inject_calls]
     mode_calls = [c for r in records for c in r.mode_calls] or inject_calls
+    traits = records[0].mode_traits
     crossover = None
-    if mode != "inject" and records[0].mode_calls:
-        # The crossover in tokens the model actually read: inject's answering context is the
-        # corpus C, the mode's is its payload R, and navindex's scan reads its index I;
-        # navagent's every turn reads context, so all its input counts, priced as measured.
+    if not traits.baseline and records[0].mode_calls:
+        # The crossover in tokens the model actually read: the baseline's answering context
+        # is the corpus C, the mode's is its payload R, and a scan reads its index I; a
+        # conversation's every turn reads context, so all its input counts, priced as
+        # measured.
         corpus = _answering_mean(inject_calls)
         payload = _answering_mean(mode_calls)
         prices = card.prices_for(records[0].mode_calls[-1].model)
         scan = fmean(r.scan_tokens for r in records)
-        if mode == NAVAGENT:
+        if traits.crossover == "conversation":
             total = sum_usage(c.usage for c in mode_calls)
             items = len(records)
             crossover = conversation_verdict(
                 mode, corpus, total.input_tokens / items,
                 total.cache_creation_input_tokens / items, total.cache_read_input_tokens / items,
                 prices)
-        elif mode == "navindex":
-            crossover = navindex_verdict(corpus, scan, payload, prices)
+        elif traits.crossover == "index":
+            crossover = navindex_verdict(corpus, scan, payload, prices, mode)
         else:
             crossover = navigate_verdict(mode, corpus, payload, prices)
     return ModeSummary(
@@ -83,12 +85,16 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
                    mode=price_calls(mode_calls, card).total,
                    judge=price_calls([c for r in records for c in r.judge_calls], card).total),
         payload_tokens_mean=round(fmean(r.payload_tokens for r in records), 1),
-        crossover=crossover)
+        crossover=crossover, mode_traits=traits,
+        payload_cuts=sum(r.payload_cut is not None for r in records),
+        passages_cut=sum(r.payload_cut.cut for r in records if r.payload_cut is not None),
+        unlocated_passages=sum(len(r.unlocated) for r in records))
 
 
 def summarise(records: Iterable[ItemRecord], card: PriceCard, *, backend: str,
-              models: Mapping[str, str]) -> Summary:
-    """The whole session's summary: one entry per mode, in mode-name order."""
+              models: Mapping[str, str], errors: Iterable[ItemError] = ()) -> Summary:
+    """The whole session's summary: one entry per mode, in mode-name order, and the items
+    that failed with an error."""
     by_mode: dict[str, list[ItemRecord]] = {}
     for record in sorted(records, key=lambda r: (r.mode, r.question_id)):
         by_mode.setdefault(record.mode, []).append(record)
@@ -96,7 +102,8 @@ def summarise(records: Iterable[ItemRecord], card: PriceCard, *, backend: str,
              for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)]
     return Summary(backend=backend, models=dict(models), price_card=card.label,
                    modes=tuple(summarise_mode(found, card) for found in by_mode.values()),
-                   unreported=unreported_usage(calls))
+                   unreported=unreported_usage(calls),
+                   errors=tuple(sorted(errors, key=lambda e: (e.mode, e.question_id))))
 
 
 def unreported_usage(calls: Iterable[Call]) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from pytest_legalbench.files.record_json import (
     renamed,
     to_builtins,
 )
+from pytest_legalbench.results.results_file import with_mode_traits
 
 #: The journal's file name inside a run folder.
 JOURNAL_FILE = "journal.jsonl"
@@ -86,9 +87,20 @@ class ItemEntry:
 
 #: One line of the journal, told apart by its ``kind``.
 JournalEntry = StartEntry | PlanEntry | StopEntry | ItemEntry
-#: A journal line's layout this build writes (version 2) and the older one it reads:
-#: version 1 differed only in naming its version ``v``.
-JOURNAL_LINE = VersionedFile("journal line", 2, {1: lambda line: line}, legacy_key="v")
+def _from_version_2(line: dict[str, Any]) -> dict[str, Any]:
+    """A version 2 line in version 3's layout: a QA record says what its mode showed the
+    answering model and how its cost crosses over (``mode_traits``)."""
+    envelope = line.get("envelope")
+    if not isinstance(envelope, Mapping) or envelope.get("product") != "qa":
+        return line
+    return {**line, "envelope": {**envelope, "record": with_mode_traits(envelope.get("record"))}}
+
+
+#: A journal line's layout this build writes (version 3) and the older ones it reads:
+#: version 1 differed only in naming its version ``v``; version 2 in QA records without
+#: ``mode_traits``.
+JOURNAL_LINE = VersionedFile("journal line", 3, {1: lambda line: line, 2: _from_version_2},
+                             legacy_key="v")
 
 
 @dataclass(frozen=True)

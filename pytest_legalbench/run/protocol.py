@@ -17,6 +17,9 @@ from pytest_legalbench.run.items import Case
 
 #: The ``user_properties`` name every item's record travels under.
 RECORD_PROPERTY = "legalbench_record"
+#: The ``user_properties`` name an item that failed with an error carries its error under
+#: (``results.item_errors.ItemError``'s fields: item, mode, question_id, error).
+ERROR_PROPERTY = "legalbench_error"
 
 
 class Record(Protocol):

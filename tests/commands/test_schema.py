@@ -108,6 +108,6 @@ def test_the_schema_s_envelope_is_the_one_records_travel_in() -> None:
 
 def test_a_journal_line_is_its_version_its_kind_then_its_fields() -> None:
     start = StartEntry("r1", {"modes": "navindex"}, "abc", report=True)
-    assert journal_line(start) == {"schema_version": 2, "kind": "start", "run": "r1",
+    assert journal_line(start) == {"schema_version": 3, "kind": "start", "run": "r1",
                                    "fingerprint": {"modes": "navindex"}, "digest": "abc",
                                    "report": True}

@@ -1,5 +1,5 @@
 """Files the previous version wrote (schema version 1, ``tests/support/fixtures/records_v1``)
-read with this build: reported, compared (with themselves rewritten in version 2),
+read with this build: reported, compared (with themselves rewritten in the current version),
 re-summarised and resumed from; a file of a version this build does not know is refused in
 one line naming the file and both versions."""
 
@@ -73,12 +73,12 @@ def test_legalbench_report_writes_the_page_of_a_version_1_run(
     assert data.get("gandr")
 
 
-def test_legalbench_compare_reads_a_version_1_run_against_its_version_2_rewrite(
+def test_legalbench_compare_reads_a_version_1_run_against_its_current_rewrite(
         version_1: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rewritten = tmp_path / "v2" / "results.json"
+    rewritten = tmp_path / "v3" / "results.json"
     rewritten.parent.mkdir()
     rewritten.write_text(results_json(read_run(version_1)), encoding="utf-8")
-    assert json.loads(rewritten.read_text(encoding="utf-8"))["schema_version"] == 2
+    assert json.loads(rewritten.read_text(encoding="utf-8"))["schema_version"] == 3
     status, across, err = _command(capsys, "compare", str(version_1), str(rewritten))
     assert (status, err) == (0, "")
     status, itself, _ = _command(capsys, "compare", str(version_1), str(version_1))
@@ -115,21 +115,21 @@ def test_a_version_1_journal_gives_back_its_records(version_1: Path) -> None:
         assert f"{record.question_id}-{record.mode}" == item
 
 
-@pytest.mark.parametrize(("name", "command"), [
-    ("results.json", ["report"]), ("results.json", ["compare"]),
-    ("gandr-results.json", ["gandr-summary"])])
+@pytest.mark.parametrize(("name", "command", "current"), [
+    ("results.json", ["report"], 3), ("results.json", ["compare"], 3),
+    ("gandr-results.json", ["gandr-summary"], 2)])
 def test_a_file_of_a_newer_version_is_refused_in_one_line(
         version_1: Path, capsys: pytest.CaptureFixture[str], name: str,
-        command: list[str]) -> None:
+        command: list[str], current: int) -> None:
     path = version_1 / name
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["schema_version"] = 3
+    data["schema_version"] = current + 1
     path.write_text(json.dumps(data), encoding="utf-8")
     args = [*command, str(path), *([str(path)] if command == ["compare"] else []), "-q"]
     status, out, err = _command(capsys, *args)
     assert (status, out) == (2, "")
-    assert err == (f"legalbench: error: {path}: {name} of schema_version 3; this build reads "
-                   f"versions 1 to 2 (a newer pytest-legalbench wrote it)\n")
+    assert err == (f"legalbench: error: {path}: {name} of schema_version {current + 1}; this "
+                   f"build reads versions 1 to {current} (a newer pytest-legalbench wrote it)\n")
 
 
 def test_a_journal_line_of_a_newer_version_is_refused(version_1: Path) -> None:
@@ -137,9 +137,9 @@ def test_a_journal_line_of_a_newer_version_is_refused(version_1: Path) -> None:
     lines = journal.read_text(encoding="utf-8").splitlines()
     newer = json.loads(lines[2])
     del newer["v"]
-    newer["schema_version"] = 3
+    newer["schema_version"] = 4
     journal.write_text("\n".join([*lines[:2], json.dumps(newer)]) + "\n", encoding="utf-8")
     with pytest.raises(JournalError, match=re.escape(
-            f"{journal} line 3: journal line of schema_version 3; this build reads versions "
-            f"1 to 2")):
+            f"{journal} line 3: journal line of schema_version 4; this build reads versions "
+            f"1 to 3")):
         read_journal(journal)
