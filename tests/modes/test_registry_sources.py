@@ -77,8 +77,8 @@ def test_names_resolve_by_case_alias_and_registration() -> None:
 
 
 @pytest.mark.parametrize(("added", "problem"), [
-    ({"inject": lambda c: None}, "mode 'inject' of conftest.py is registered already, by "
-                                 "pytest-legalbench"),
+    ({"inject": lambda c: None}, ("mode 'inject' of conftest.py is registered already, by "
+                                 "pytest-legalbench")),
     ({"NAVINDEX": lambda c: None}, "mode 'NAVINDEX' of conftest.py is registered already"),
     ({"my mode": lambda c: None}, "conftest.py: mode name 'my mode' must be letters, digits"),
     ({"": lambda c: None}, "conftest.py: mode name '' must be"),

@@ -112,8 +112,8 @@ def test_an_unlocated_passage_is_shown_and_counted_but_has_no_span() -> None:
     assert lost.text == "Rent is forty thousand a month." and lost.node_id == f"{LEASE}@unlocated-1"
     assert not kept.unlocated
     assert retrieval.payload_tokens == estimate_tokens(lost.text) + estimate_tokens(kept.text)
-    assert retrieval.notes == ("1 of 2 passages could not be located in their documents "
-                               "(shown to the model, outside evidence recall)",)
+    assert retrieval.notes == (("1 of 2 passages could not be located in their documents "
+                               "(shown to the model, outside evidence recall)"),)
 
 
 def test_a_retrieval_over_the_budget_is_cut_in_rank_order() -> None:

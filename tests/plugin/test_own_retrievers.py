@@ -209,12 +209,12 @@ def test_a_retriever_that_raises_hangs_or_returns_nonsense_fails_that_item_only(
                                            "-rN", timeout=300)
     result.assert_outcomes(passed=3, errors=3)
     output = result.stdout.str()  # -rN: no short summary repeating each error
-    for line in ("mode 'raises', question 'rent-amount': retrieve() raised RuntimeError: the "
-                 "vector store is down",
-                 "mode 'hangs', question 'rent-amount': retrieve() took longer than the "
-                 "timeout of 2 s (--legalbench-timeout)",
-                 "mode 'malformed', question 'rent-amount': passage 1 names doc_id "
-                 "'no-such-document', which is not in the corpus"):
+    for line in (("mode 'raises', question 'rent-amount': retrieve() raised RuntimeError: the "
+                 "vector store is down"),
+                 ("mode 'hangs', question 'rent-amount': retrieve() took longer than the "
+                 "timeout of 2 s (--legalbench-timeout)"),
+                 ("mode 'malformed', question 'rent-amount': passage 1 names doc_id "
+                 "'no-such-document', which is not in the corpus")):
         assert output.count(line) == 1, line
     # The failed items are not done: the run is partial, and a resume runs them again.
     title = "legalbench summary (partial: 3 of 6 items)"

@@ -89,7 +89,7 @@ class RetrievalService:
         service = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server name
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 answer = service._answer(Seen("POST", self.path, dict(self.headers.items()),
                                               body))
@@ -105,7 +105,7 @@ class RetrievalService:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up waiting
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
