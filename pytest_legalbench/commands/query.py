@@ -33,7 +33,8 @@ def register(commands: Any) -> None:
     _query_options(retrieve)
     retrieve.add_argument("question", nargs="?", help="the question, in quotes")
     retrieve.add_argument("--questions", type=Path,
-                          help='JSON Lines file of {"id", "question"} objects')
+                          help='JSON Lines file of {"id", "question"} objects, or a folder of '
+                               "question YAML files (what --legalbench-questions takes)")
     retrieve.add_argument("--json", action="store_true",
                           help="JSON output (the only format; accepted for symmetry)")
     retrieve.set_defaults(run=run_retrieve)
@@ -67,7 +68,8 @@ def run_retrieve(args: argparse.Namespace, progress: Progress) -> int:
     from pytest_legalbench.commands.query_output import payload_summary, retrieval_line
 
     if (args.question is None) == (args.questions is None):
-        raise UsageProblem("give either a question or --questions FILE.jsonl")
+        raise UsageProblem("give either a question or --questions FILE.jsonl (or a folder of "
+                           "question files)")
     questions = ([(None, args.question)] if args.questions is None
                  else _read_questions(args.questions))
     payloads: list[int] = []
@@ -84,6 +86,13 @@ def run_retrieve(args: argparse.Namespace, progress: Progress) -> int:
 
 
 def _read_questions(path: Path) -> list[tuple[str | None, str]]:
+    if path.is_dir():
+        from pytest_legalbench.ingest.questions import QuestionFileError, load_question_set
+
+        try:
+            return [(question.id, question.question) for question in load_question_set(path)]
+        except QuestionFileError as error:
+            raise UsageProblem(str(error)) from None
     questions: list[tuple[str | None, str]] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()

@@ -232,6 +232,28 @@ def test_retrieve_prints_one_contract_line_per_question(
     assert "either a question or --questions" in capsys.readouterr().err
 
 
+def test_retrieve_reads_a_folder_of_question_files_too(
+        deal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    for identifier, question in (("late", "What interest applies to late payments?"),
+                                 ("law", "What law governs?")):
+        (folder / f"{identifier}.yaml").write_text(
+            f"id: {identifier}\nquestion: {question}\nreference: x\nkind: lookup\n"
+            f"documents: [msa]\nevidence: [{{doc_id: msa, quote: Late amounts bear interest}}]\n"
+            f"must_contain: [1%]\ndifficulty: easy\n"
+            f"practice_area: commercial\n", encoding="utf-8")
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--questions",
+                 str(folder)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(line["id"], line["question"]) for line in lines] == [
+        ("late", "What interest applies to late payments?"), ("law", "What law governs?")]
+    (folder / "late.yaml").write_text("id: late\n", encoding="utf-8")
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--questions",
+                 str(folder)]) == 2
+    assert "late.yaml" in capsys.readouterr().err
+
+
 def test_stats_reports_the_caching_crossover(deal: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = _stats(capsys, "--docs", str(deal), "--no-cache")
     crossover = report["crossover"]
