@@ -119,6 +119,35 @@ def test_an_http_service_is_asked_once_per_question_and_sent_no_credential(
     assert _block(result.outlines, service.url)
 
 
+def test_a_service_s_answers_are_recorded_with_the_item_and_replay_without_it(
+        pytester: pytest.Pytester, shared_cache: Path) -> None:
+    project = own_project(pytester, shared_cache)
+    texts = {project.doc_id: next(project.docs.iterdir()).read_text(encoding="utf-8")}
+    with RetrievalService(texts).running() as service:
+        url = service.url
+        recorded = pytester.runpytest_subprocess(
+            *project.args(url, workers=0, record_mode="once"),
+            "--legalbench-report=recorded", timeout=300)
+        asked = len(service.seen)
+    recorded.assert_outcomes(passed=len(QUESTIONS))
+    assert asked == len(QUESTIONS)
+    cassettes = sorted((pytester.path / "cassettes").rglob("*.yaml"))
+    assert any("uri: http://127.0.0.1/retrieve" in path.read_text(encoding="utf-8")
+               for path in cassettes)
+    # The service is gone: the replay reads its answers from the cassettes.
+    replayed = pytester.runpytest_subprocess(
+        *project.args(url, record_mode="none"), "--legalbench-report=replayed",
+        timeout=300)
+    replayed.assert_outcomes(passed=len(QUESTIONS))
+
+    def scores(folder: str) -> dict[str, tuple[float, int]]:
+        records = _results(pytester.path / folder)["records"]
+        assert isinstance(records, list)
+        return {r["question_id"]: (r["evidence_recall"], r["payload_tokens"]) for r in records}
+
+    assert scores("replayed") == scores("recorded")
+
+
 def test_a_file_of_retrievals_scores_as_legalbench_evaluate_does(
         pytester: pytest.Pytester, shared_cache: Path,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -57,11 +57,14 @@ class OwnProject:
     doc_id: str
     cache: Path
 
-    def args(self, *modes: str, workers: int = 2) -> list[str]:
-        """A benchmark run of the project under ``modes``: offline, the reference backend."""
+    def args(self, *modes: str, workers: int = 2, record_mode: str | None = None) -> list[str]:
+        """A benchmark run of the project under ``modes``: offline, the reference backend;
+        recording nothing, or recording and replaying cassettes by ``record_mode``."""
+        recording = (["--disable-recording"] if record_mode is None
+                     else [f"--record-mode={record_mode}"])
         return [f"--legalbench-docs={self.docs}", f"--legalbench-questions={self.questions}",
                 f"--legalbench-cache-dir={self.cache}", "--legalbench-backend=reference",
-                "--disable-recording", "-p", "no:cacheprovider",
+                *recording, "-p", "no:cacheprovider",
                 *(["-n", str(workers)] if workers else []),
                 *(f"--mode={mode}" for mode in modes)]
 
