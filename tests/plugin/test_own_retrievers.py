@@ -261,3 +261,21 @@ def test_a_retriever_that_raises_hangs_or_returns_nonsense_fails_that_item_only(
     errors = _results(pytester.path / "out")["summary"]["errors"]  # type: ignore[index]
     assert [(e["item"], e["mode"], e["question_id"]) for e in errors] == [
         (f"rent-amount-{m}", m, "rent-amount") for m in ("hangs", "malformed", "raises")]
+    # The retriever mended, a resume runs the three failed items only, to the whole summary.
+    pytester.makeconftest(FAILING_CONFTEST.replace('if question.id == "rent-amount":',
+                                                   "if False:"))
+    resumed = pytester.runpytest_subprocess(*project.args("raises", "hangs", "malformed"),
+                                            "--legalbench-timeout=2", "--legalbench-report=out",
+                                            "--legalbench-resume=out", timeout=300)
+    resumed.assert_outcomes(passed=6)
+    assert "legalbench summary" in resumed.outlines
+    whole = _results(pytester.path / "out")
+    assert "errors" not in whole["summary"]  # type: ignore[operator]
+    records = whole["records"]
+    assert isinstance(records, list) and len(records) == 6
+    journal = (pytester.path / "out" / "journal.jsonl").read_text(encoding="utf-8")
+    finished = [json.loads(line) for line in journal.splitlines() if '"kind": "item"' in line]
+    # Three items journalled by the first run, the three it failed by the resume.
+    assert sorted(line["item"] for line in finished) == sorted(
+        f"{question}-{mode}" for question in QUESTIONS
+        for mode in ("raises", "hangs", "malformed"))
