@@ -38,7 +38,8 @@ def _block(lines: list[str], mode: str) -> list[str]:
 
 
 def test_a_conftest_hook_registers_a_retriever_that_gets_the_full_summary(
-        pytester: pytest.Pytester, shared_cache: Path) -> None:
+        pytester: pytest.Pytester, shared_cache: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     project = own_project(pytester, shared_cache)
     pytester.makeconftest(HOOK_CONFTEST)
     result = pytester.runpytest_subprocess(*project.args("paragraphs"),
@@ -66,6 +67,13 @@ def test_a_conftest_hook_registers_a_retriever_that_gets_the_full_summary(
     assert all(p["node_id"].startswith(f"{project.doc_id}@") for r in records
                for p in r["provisions"])
     assert "paragraphs" in (folder / "report.html").read_text(encoding="utf-8")
+    # legalbench compare pairs the mode by its name, as it pairs built-in ones.
+    capsys.readouterr()
+    status, out, err = run_command(capsys, "compare", str(folder), str(folder), "--json")
+    assert status == 0, err
+    compared = json.loads(out)
+    assert [(m["mode_a"], m["mode_b"], m["shared"]) for m in compared["modes"]] == [
+        ("paragraphs", "paragraphs", len(QUESTIONS))]
 
 
 def test_an_entry_point_and_a_py_factory_name_retrievers_on_the_workers_too(
