@@ -1,7 +1,9 @@
 """pytest-legalbench: retrieval benchmarks over coordinated sets of legal instruments.
 
 The public names are re-exported here and imported on first use, so importing the package
-(as pytest does for every session that has the plugin installed) costs nothing.
+(as pytest does for every session that has the plugin installed) costs nothing. The
+retriever API (``Passage``, ``RetrieverCorpus``, ``RetrieverDocument``, ``RetrieverQuestion``,
+``RetrieverSettings``, ``Retriever``) is stable: see ``docs/reference/retriever-api.md``.
 
 The package reads as the pipeline, one folder per stage, each importing only from the stages
 before it: ``defaults`` and ``tokens`` (leaves), ``files``, ``stats``, ``ingest``,
@@ -31,6 +33,14 @@ if TYPE_CHECKING:
         Retrieval,
     )
     from pytest_legalbench.modes.registry import build_mode
+    from pytest_legalbench.modes.retriever_api import (
+        Passage,
+        Retriever,
+        RetrieverCorpus,
+        RetrieverDocument,
+        RetrieverQuestion,
+        RetrieverSettings,
+    )
     from pytest_legalbench.navindex.node import DocumentIndex, Node
     from pytest_legalbench.plugin.settings import Settings
     from pytest_legalbench.results.item_record import ItemRecord
@@ -52,10 +62,16 @@ _EXPORTS = {
     "ModeUnavailable": "pytest_legalbench.modes.base",
     "ModelClient": "pytest_legalbench.llm.client",
     "Node": "pytest_legalbench.navindex.node",
+    "Passage": "pytest_legalbench.modes.retriever_api",
     "Provision": "pytest_legalbench.modes.base",
     "Question": "pytest_legalbench.ingest.questions",
     "Record": "pytest_legalbench.run.protocol",
     "Retrieval": "pytest_legalbench.modes.base",
+    "Retriever": "pytest_legalbench.modes.retriever_api",
+    "RetrieverCorpus": "pytest_legalbench.modes.retriever_api",
+    "RetrieverDocument": "pytest_legalbench.modes.retriever_api",
+    "RetrieverQuestion": "pytest_legalbench.modes.retriever_api",
+    "RetrieverSettings": "pytest_legalbench.modes.retriever_api",
     "Settings": "pytest_legalbench.plugin.settings",
     "Summary": "pytest_legalbench.results.summary",
     "Usage": "pytest_legalbench.llm.ledger",
@@ -76,10 +92,16 @@ __all__ = [
     "ModeUnavailable",
     "ModelClient",
     "Node",
+    "Passage",
     "Provision",
     "Question",
     "Record",
     "Retrieval",
+    "Retriever",
+    "RetrieverCorpus",
+    "RetrieverDocument",
+    "RetrieverQuestion",
+    "RetrieverSettings",
     "Settings",
     "Summary",
     "Usage",

@@ -23,7 +23,13 @@ from pytest_legalbench.ingest.loading import describe_inference
 from pytest_legalbench.ingest.questions import Question, load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import ModeSettings
-from pytest_legalbench.modes.names import DEFAULT_STRATEGY, mode_names, parse_mode
+from pytest_legalbench.modes.registry import (
+    ALIASES,
+    SCHEMES,
+    ModeRegistry,
+    builtin_modes,
+    default_registry,
+)
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.navindex.schema import DEFAULT_RUNG, RUNGS
@@ -172,8 +178,38 @@ def mode_settings(args: argparse.Namespace, **overrides: Any) -> ModeSettings:
 
 def mode_help() -> str:
     """The help text of a ``--mode`` option."""
-    return (f"retrieval mode: {', '.join(mode_names())}; navembed alone means "
-            f"navembed:{DEFAULT_STRATEGY}")
+    aliases = "; ".join(f"{alias} alone means {name}" for alias, name in ALIASES.items())
+    return (f"retrieval mode: {', '.join(builtin_modes())} ({aliases}); a retriever of your "
+            f"own: {', '.join(s.usage for s in SCHEMES)}, an installed package's mode, or one "
+            f"a --conftest file registers")
+
+
+def add_mode_sources(parser: argparse.ArgumentParser) -> None:
+    """``--conftest``: a file whose ``pytest_legalbench_modes()`` registers modes, as a
+    conftest does in a pytest session."""
+    parser.add_argument("--conftest", type=Path, action="append", metavar="FILE",
+                        help="a conftest.py (any Python file) whose pytest_legalbench_modes() "
+                             "hook registers modes to name with --mode; repeat for several")
+
+
+def mode_registry(args: argparse.Namespace) -> ModeRegistry:
+    """The modes a command line can name: the built-in ones, installed packages' and those
+    its ``--conftest`` files register; a user's retriever may take ``--timeout``."""
+    from pytest_legalbench.commands.conftest_modes import conftest_modes
+
+    try:
+        added = [conftest_modes(path) for path in getattr(args, "conftest", None) or ()]
+        return default_registry(call_timeout(args), added)
+    except (TypeError, ValueError) as error:
+        raise UsageProblem(str(error)) from None
+
+
+def resolve_mode(registry: ModeRegistry, spec: str) -> str:
+    """The canonical name of ``spec`` in ``registry``; UsageProblem when it names no mode."""
+    try:
+        return registry.resolve(spec)
+    except (TypeError, ValueError) as error:
+        raise UsageProblem(str(error)) from None
 
 
 def load_selection(args: argparse.Namespace,
@@ -236,17 +272,16 @@ def open_query(args: argparse.Namespace, progress: Progress, mode_spec: str,
     """A query session (context manager) for one mode over the selected corpus."""
     from pytest_legalbench.run.query import query_session
 
-    try:
-        mode = parse_mode(mode_spec)
-    except ValueError as error:
-        raise UsageProblem(str(error)) from None
+    registry = mode_registry(args)
+    mode = resolve_mode(registry, mode_spec)
     chosen = mode_settings(args, **settings)
     backend, base_url, kind = backend_choice(args)
     if documents is None:
         _, documents = load_selection(args, progress)
     if indexes is None:
-        # Inject sends whole documents, so it never needs the index built.
-        indexes = () if mode == "inject" else indexes_of(args, documents, progress)
+        # The whole corpus is sent as it is, so a mode showing it never needs the index.
+        indexes = (() if registry.traits(mode).shown == "corpus"
+                   else indexes_of(args, documents, progress))
     return query_session(documents, indexes, mode=mode, backend=backend, base_url=base_url,
                          settings=chosen, cache_dir=working_cache(args), progress=progress,
-                         server_kind=kind, timeout_s=call_timeout(args))
+                         server_kind=kind, timeout_s=call_timeout(args), registry=registry)

@@ -12,19 +12,20 @@ from typing import Any
 
 from pytest_legalbench.commands.common import (
     Progress,
-    UsageProblem,
     add_backend_options,
+    add_mode_sources,
     add_selectors,
     indexes_of,
     load_selection,
     mode_help,
+    mode_registry,
     open_query,
     question_set,
+    resolve_mode,
 )
 from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import Question
-from pytest_legalbench.modes.names import parse_mode
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evaluation import QuestionScore, Scorer, summarise, summarise_by_kind
 from pytest_legalbench.tokens import estimate_tokens
@@ -47,16 +48,15 @@ def register(commands: Any) -> None:
                           help="folder of question YAML files (default: the packaged set of "
                                "the profile)")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_mode_sources(evaluate)
     add_backend_options(evaluate)
     evaluate.set_defaults(run=run_evaluate)
 
 
 def run_evaluate(args: argparse.Namespace, progress: Progress) -> int:
     """Retrieve for every question with every mode and print the scores."""
-    try:
-        modes = list(dict.fromkeys(parse_mode(m) for m in (args.modes or DEFAULT_MODES)))
-    except ValueError as error:
-        raise UsageProblem(str(error)) from None
+    registry = mode_registry(args)
+    modes = list(dict.fromkeys(resolve_mode(registry, m) for m in (args.modes or DEFAULT_MODES)))
     selection, documents = load_selection(args, progress)
     questions = question_set(args, selection.profile, documents)
     indexes = indexes_of(args, documents, progress)

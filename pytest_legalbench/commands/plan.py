@@ -17,11 +17,13 @@ from pytest_legalbench.commands.common import (
     Progress,
     UsageProblem,
     add_backend_options,
+    add_mode_sources,
     add_selectors,
     answer_model,
     indexes_of,
     load_selection,
     mode_help,
+    mode_registry,
     mode_settings,
     question_set,
 )
@@ -71,14 +73,16 @@ def register(commands: Any) -> None:
                       help="with --max-cost: check the cost of a run through the Message "
                            "Batches API")
     plan.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_mode_sources(plan)
     add_backend_options(plan, answering=True)
     plan.set_defaults(run=run_plan)
 
 
 def run_plan(args: argparse.Namespace, progress: Progress) -> int:
     """Estimate every call of the selected run and print the plan."""
+    registry = mode_registry(args)
     try:
-        modes = resolve_modes(args.modes or ())
+        modes = resolve_modes(args.modes or (), registry=registry)
     except SettingsError as error:
         raise UsageProblem(str(error)) from None
     limit = _limit(args.max_cost)
@@ -103,7 +107,7 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
         judge_model=args.judge_model or os.environ.get("LEGALBENCH_JUDGE_MODEL")
         or DEFAULT_JUDGE_MODEL,
         judge=args.judge or _env_choice("LEGALBENCH_JUDGE", JUDGES) or DEFAULT_JUDGE,
-        repeats=repeats, gandr=gandr)
+        repeats=repeats, gandr=gandr, registry=registry)
     progress(f"planning {len(questions)} questions x {len(modes)} modes")
     plan = make_plan(selection, card, outputs)
     if args.json:

@@ -12,6 +12,7 @@ from pytest_legalbench.commands.common import (
     Progress,
     UsageProblem,
     add_backend_options,
+    add_mode_sources,
     add_selectors,
     answer_model,
     mode_help,
@@ -39,7 +40,8 @@ def register(commands: Any) -> None:
     _query_options(retrieve)
     retrieve.add_argument("question", nargs="?", help="the question, in quotes")
     retrieve.add_argument("--questions", type=Path,
-                          help='JSON Lines file of {"id", "question"} objects')
+                          help='JSON Lines file of {"id", "question"} objects, or a folder of '
+                               "question YAML files (what --legalbench-questions takes)")
     retrieve.add_argument("--json", action="store_true",
                           help="JSON output (the only format; accepted for symmetry)")
     retrieve.set_defaults(run=run_retrieve)
@@ -48,6 +50,7 @@ def register(commands: Any) -> None:
 def _query_options(parser: argparse.ArgumentParser, *, answering: bool = False) -> None:
     add_selectors(parser)
     parser.add_argument("--mode", default="inject", help=f"{mode_help()} (default: %(default)s)")
+    add_mode_sources(parser)
     add_backend_options(parser, answering=answering)
 
 
@@ -82,7 +85,8 @@ def run_retrieve(args: argparse.Namespace, progress: Progress) -> int:
     from pytest_legalbench.commands.query_output import payload_summary, retrieval_line
 
     if (args.question is None) == (args.questions is None):
-        raise UsageProblem("give either a question or --questions FILE.jsonl")
+        raise UsageProblem("give either a question or --questions FILE.jsonl (or a folder of "
+                           "question files)")
     questions = ([(None, args.question)] if args.questions is None
                  else _read_questions(args.questions))
     payloads: list[int] = []
@@ -99,6 +103,13 @@ def run_retrieve(args: argparse.Namespace, progress: Progress) -> int:
 
 
 def _read_questions(path: Path) -> list[tuple[str | None, str]]:
+    if path.is_dir():
+        from pytest_legalbench.ingest.questions import QuestionFileError, load_question_set
+
+        try:
+            return [(question.id, question.question) for question in load_question_set(path)]
+        except QuestionFileError as error:
+            raise UsageProblem(str(error)) from None
     questions: list[tuple[str | None, str]] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()

@@ -15,6 +15,7 @@ from pytest_legalbench.commands.common import (
     Progress,
     UsageProblem,
     add_backend_options,
+    add_mode_sources,
     add_selectors,
     corpus_folder,
     indexes_of,
@@ -41,7 +42,10 @@ def register(commands: Any) -> None:
                        help='JSON file {"tests": [{"query", "snippets": [{"file_path", '
                             '"span"}]}]}; file paths relative to --docs or the corpus folder')
     add_selectors(spans)
-    spans.add_argument("--mode", required=True, help=mode_help())
+    spans.add_argument("--mode", required=True,
+                       help=f"{mode_help()} (a retriever's question ids here are test-N, N "
+                            f"the test's place in the benchmark file from 1)")
+    add_mode_sources(spans)
     cut = spans.add_mutually_exclusive_group(required=True)
     cut.add_argument("-k", type=int, help="score the first K provisions")
     cut.add_argument("--budget-chars", type=int,
@@ -74,6 +78,8 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
             raise UsageProblem(f"{option} must be a positive integer, got {value}")
     benchmark = read_benchmark(args.benchmark)
     tests = _sample(_split(benchmark.tests, args.split), args.sample)
+    # A test's id for a retriever (a retrieval file is keyed by it): its place in the file.
+    test_ids = {id(test): f"test-{number}" for number, test in enumerate(benchmark.tests, 1)}
     selection, documents = load_selection(args, progress)
     root = args.docs if args.docs is not None else corpus_folder(args)
     paths = _file_paths(documents, root)
@@ -96,7 +102,7 @@ def run_spans(args: argparse.Namespace, progress: Progress) -> int:
         for position, test in enumerate(tests, 1):
             # A document outside the benchmark's root can hold no gold span: it only costs.
             ranked = [Snippet(paths.get(p.doc_id, f"<{p.doc_id}>"), p.start, p.end)
-                      for p in _ranked(session.mode, test.query, limit)]
+                      for p in _ranked(session.mode, test.query, limit, test_ids[id(test)])]
             gold = [Snippet(_normal(s.file_path), s.start, s.end) for s in test.snippets]
             scored.append(score_test(ranked, gold, k=args.k, budget_chars=args.budget_chars,
                                      tags=test.tags))
@@ -144,13 +150,15 @@ def _split(tests: Sequence[Any], split: str | None) -> Sequence[Any]:
     return default_split().select(tests, split)
 
 
-def _ranked(mode: Any, query: str, limit: int) -> Sequence[Provision]:
-    """The mode's provisions in rank order; the chunk baseline ranks beyond its fixed ten."""
+def _ranked(mode: Any, query: str, limit: int, test_id: str) -> Sequence[Provision]:
+    """The mode's provisions in rank order (those with a span); the chunk baseline ranks
+    beyond its fixed ten."""
     ranking = getattr(mode, "ranking", None)
     if ranking is not None:
         provisions: Sequence[Provision] = ranking(query, limit)
         return provisions
-    return tuple(mode.retrieve(query).provisions)
+    return tuple(p for p in mode.retrieve(query, question_id=test_id).provisions
+                 if not p.unlocated)
 
 
 def _sample(tests: Sequence[Any], count: int | None) -> Sequence[Any]:

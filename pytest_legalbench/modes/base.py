@@ -15,10 +15,12 @@ from pytest_legalbench.defaults import (
     INJECT_SCOPES,
     MAX_SCAN_NODES,
 )
-from pytest_legalbench.files.record_json import PAIRS_AS_OBJECT
+from pytest_legalbench.files.record_json import OMIT_FALSE, OMIT_NONE, PAIRS_AS_OBJECT
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.llm.call_types import Completion
 from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.modes.payload_cut import PayloadCut
+from pytest_legalbench.modes.traits import ModeTraits
 from pytest_legalbench.navindex.node import DocumentIndex, Node
 from pytest_legalbench.tokens import estimate_tokens
 
@@ -38,6 +40,10 @@ class Provision:
     """Where it sits: the document's title and the headings above it, as the answering model
     is shown it ("Revolving Credit Agreement > ARTICLE II ... > 2.12 Unused Commitment Fee");
     empty for whole documents and chunks."""
+    unlocated: bool = field(default=False, metadata=OMIT_FALSE)
+    """A retriever's passage that could not be found in its document: the answering model
+    sees its text, but it has no span (``start`` and ``end`` are 0) and no evidence is
+    looked for in it."""
 
     @classmethod
     def from_node(cls, node: Node, path: str = "") -> Provision:
@@ -77,6 +83,8 @@ class Retrieval:
     scope: str = "corpus"
     """What the arm read from: ``corpus`` (every document of the profile) or ``set`` (the
     question's transaction set: inject when the corpus does not fit, ``modes.inject_scope``)."""
+    cut: PayloadCut | None = field(default=None, metadata=OMIT_NONE)
+    """What a user's retrieval lost to the payload budget; None when nothing was cut."""
 
 
 class ModeUnavailable(Exception):
@@ -96,6 +104,9 @@ class Mode(Protocol):
     """A retrieval strategy bound to one corpus."""
 
     name: str
+    traits: ModeTraits
+    """What the answering model is shown and how the mode's cost crosses over with the
+    baseline: the harness reads these, never the name."""
 
     def retrieve(self, question: str, *, question_id: str | None = None) -> Retrieval:
         """Return the provisions for ``question``."""

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.modes.base import Corpus, Provision, Retrieval, payload_tokens
+from pytest_legalbench.modes.traits import RETRIEVED
 from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 from pytest_legalbench.vectors.dense_index import DenseIndex, flat_group
 from pytest_legalbench.vectors.embedding import Embedder
@@ -62,6 +63,7 @@ class ChunksMode:
     budget when ten chunks would exceed it)."""
 
     name = "navembed:chunks"
+    traits = RETRIEVED
 
     def __init__(self, corpus: Corpus, embedder: Embedder,
                  budget_tokens: int | None = None) -> None:

@@ -12,6 +12,7 @@ from pytest_legalbench.modes.base import (
     payload_tokens,
 )
 from pytest_legalbench.modes.inject_context import DoesNotFit, InjectContext, inject_context
+from pytest_legalbench.modes.traits import WHOLE_CORPUS
 from pytest_legalbench.navindex.node import DocumentIndex
 
 #: Local id of a document's root node; the outline parser gives the root this id too, so an
@@ -24,6 +25,7 @@ class InjectMode:
     Built on one transaction set's documents (``modes.inject_scope``), its ``scope`` says so."""
 
     name = "inject"
+    traits = WHOLE_CORPUS
 
     def __init__(self, corpus: Corpus, settings: ModeSettings, *,
                  scope: str = "corpus") -> None:

@@ -31,6 +31,7 @@ from pytest_legalbench.modes.index_tools.search import Searcher
 from pytest_legalbench.modes.index_tools.specs import TOOL_SPECS
 from pytest_legalbench.modes.index_tools.toolbox import IndexTools
 from pytest_legalbench.modes.names import DEFAULT_STRATEGY, NAVAGENT
+from pytest_legalbench.modes.traits import NAVIGATED
 
 if TYPE_CHECKING:
     from pytest_legalbench.llm.client import ModelClient
@@ -68,6 +69,7 @@ class NavagentMode:
     """The tool-using navigation of one corpus (an ``AnsweringMode``)."""
 
     name = NAVAGENT
+    traits = NAVIGATED
 
     def __init__(self, corpus: Corpus, settings: ModeSettings, client: Conversing,
                  searcher: Searcher | None) -> None:

@@ -32,6 +32,7 @@ from pytest_legalbench.modes.base import (
     payload_tokens,
 )
 from pytest_legalbench.modes.fetch import Fetcher
+from pytest_legalbench.modes.traits import SCANNED
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.navindex.serialise import absolute_id
 from pytest_legalbench.tokens import estimate_tokens
@@ -87,6 +88,7 @@ class NavindexMode:
     """The structured-index scan and deterministic fetch of one corpus."""
 
     name = "navindex"
+    traits = SCANNED
 
     def __init__(self, corpus: Corpus, settings: ModeSettings, client: ModelClient) -> None:
         if not corpus.indexes:

@@ -28,6 +28,7 @@ from pytest_legalbench.modes.routing import (
     name_words,
     question_flags,
 )
+from pytest_legalbench.modes.traits import RETRIEVED
 from pytest_legalbench.modes.unit_space import EAGER_DOCUMENTS, UnitSpace, UnitVectors
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.vectors.embedding import Embedder
@@ -64,6 +65,7 @@ class NodeRanking:
     ``UnitVectors``); subclasses rank them."""
 
     strategy = ""
+    traits = RETRIEVED
 
     def __init__(self, corpus: Corpus, settings: ModeSettings, embedder: Embedder) -> None:
         self.name = f"navembed:{self.strategy}"

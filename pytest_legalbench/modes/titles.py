@@ -18,6 +18,7 @@ from pytest_legalbench.llm.scan_prompt import (
     select_documents_tool,
 )
 from pytest_legalbench.modes.base import Corpus, ModeSettings, Provision, Retrieval, payload_tokens
+from pytest_legalbench.modes.traits import RETRIEVED
 from pytest_legalbench.modes.units import UnitContext
 from pytest_legalbench.navindex.node import Node
 from pytest_legalbench.tokens import estimate_tokens
@@ -93,6 +94,7 @@ class TitlesMode:
     """A model picks up to k provisions from the titles-only listing of every node."""
 
     name = "navembed:titles"
+    traits = RETRIEVED
 
     def __init__(self, corpus: Corpus, settings: ModeSettings, client: ModelClient) -> None:
         self.settings = settings

@@ -34,13 +34,20 @@ from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.llm.redaction import redactor_for
 from pytest_legalbench.modes.base import ModeUnavailable
+from pytest_legalbench.modes.retriever_failures import RetrieverFailed
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
 from pytest_legalbench.plugin.preflight_hooks import session_documents
-from pytest_legalbench.plugin.session_start import StartError, start_benchmark
+from pytest_legalbench.plugin.session_start import StartError, session_registry, start_benchmark
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case, InvalidQuestion
-from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY, Record, envelope
+from pytest_legalbench.run.protocol import (
+    ERROR_PROPERTY,
+    ITEM_PROPERTY,
+    RECORD_PROPERTY,
+    Record,
+    envelope,
+)
 
 if TYPE_CHECKING:
     from pytest_legalbench.run.benchmark import Benchmark
@@ -122,7 +129,8 @@ def legalbench_runner(request: pytest.FixtureRequest, pytestconfig: pytest.Confi
                                 judge_model=settings.judge_model, judge=settings.judge,
                                 mode_settings=retrieval),
                      cassettes=cassettes, cache_dir=settings.cache_dir,
-                     vector_record=pytestconfig.rootpath / "cassettes" / VECTOR_RECORD_FOLDER),
+                     vector_record=pytestconfig.rootpath / "cassettes" / VECTOR_RECORD_FOLDER,
+                     registry=session_registry(pytestconfig)),
             GandrItems(legalbench_index, client,
                        GandrItemSettings(answer_model=settings.answer_model,
                                          judge_model=settings.judge_model,
@@ -203,13 +211,20 @@ def legalbench_item(request: pytest.FixtureRequest,
             journal.stopped(str(error))
         request.session.shouldstop = str(error)
         pytest.skip(str(error))
+    except RetrieverFailed as error:
+        # One line naming the mode, the question and what was wrong; the run goes on.
+        problem: str | None = str(error)
     except (CassetteError, ModelCallError) as error:
-        problem: str | None = f"{legalbench_case.id}: {error}"
+        problem = f"{legalbench_case.id}: {error}"
     else:
         problem = None
     if problem is not None:
-        # The message names the cassette or the call: failed outside the handler, so pytest
-        # prints it once, with no traceback through vcr and no chained exception.
+        # Counted in the summary: the failed item travels as a property, as records do.
+        request.node.user_properties.append((ERROR_PROPERTY, {
+            "item": legalbench_case.id, "mode": legalbench_case.mode,
+            "question_id": legalbench_case.question.id, "error": problem}))
+        # The message names the retriever, the cassette or the call: failed outside the
+        # handler, so pytest prints it once, with no traceback and no chained exception.
         pytest.fail(problem, pytrace=False)
     wrapped = envelope(product, record)
     if journal is not None:

@@ -33,10 +33,17 @@ from pytest_legalbench.plugin.session_start import (
     start_benchmark,
 )
 from pytest_legalbench.plugin.settings import Settings
-from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY, unwrap
+from pytest_legalbench.run.protocol import (
+    ERROR_PROPERTY,
+    ITEM_PROPERTY,
+    RECORD_PROPERTY,
+    unwrap,
+)
 
 #: Every finished item's record envelope (``run.protocol``), whichever product ran it.
 RECORDS_KEY = pytest.StashKey[list[dict[str, Any]]]()
+#: Every item that failed with an error, by node id: its ``legalbench_error`` property.
+ERRORS_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
 #: Whether the session was started by collecting benchmark items (no flag or ini key asked).
 STARTED_BY_ITEMS_KEY = pytest.StashKey[bool]()
 #: The fixture a benchmark test asks for to be parametrised over questions and modes.
@@ -46,14 +53,30 @@ CASE_FIXTURE = "legalbench_case"
 KIND_MARKERS = ("lookup", "definition", "crossref", "precedence", "out_of_scope")
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_legalbench.plugin import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_legalbench_modes() -> dict[str, object]:
+    """The built-in modes, registered through the same hook as a user's."""
+    from pytest_legalbench.modes.registry import builtin_modes
+
+    return dict(builtin_modes())
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("legalbench", "legal retrieval benchmarks (pytest-legalbench)")
     group.addoption("--mode", action="append", dest="legalbench_modes", default=None,
                     metavar="MODE",
                     help="mode to benchmark; repeat for several: inject, navembed[:strategy], "
-                         "navindex (judged against inject), gandr, gandr:b1 ... gandr:b5 "
-                         "(claim-audited answers and their baselines; gandr:all for all six). "
-                         "Default: navembed and navindex")
+                         "navindex, navagent (judged against inject), gandr, gandr:b1 ... "
+                         "gandr:b5 (claim-audited answers and their baselines; gandr:all for "
+                         "all six), or a retriever of your own: a name a "
+                         "pytest_legalbench_modes() hook or an installed package registers, "
+                         "py:MODULE:FACTORY, http://HOST:PORT/PATH, https://..., "
+                         "file:PATH.jsonl. Default: navembed and navindex")
     parser.addini("mode", type="args", default=[],
                   help="modes to benchmark when no --mode is given")
     for option in (*OPTIONS, *RETRIEVAL_OPTIONS):
@@ -90,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(fixtures, "legalbench-fixtures")
     config.pluginmanager.register(journal_hooks, "legalbench-journal")
     config.stash[RECORDS_KEY] = []
+    config.stash[ERRORS_KEY] = {}
     config.pluginmanager.register(RecordCollector(config), "legalbench-records")
     # An xdist worker of a controller that started a benchmark session starts one too.
     if WORKER_INPUT in getattr(config, "workerinput", {}) or requested_by(config):
@@ -145,6 +169,10 @@ class RecordCollector:
         self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == ERROR_PROPERTY and report.failed and isinstance(value, dict):
+                # The fixture that fails the item runs in its setup: one per item.
+                self.config.stash[ERRORS_KEY].setdefault(report.nodeid, value)
         if report.when != "call":
             return
         for name, value in report.user_properties:
@@ -226,12 +254,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if hasattr(config, "workerinput"):
         return
     records = config.stash.get(RECORDS_KEY, [])
+    errors = list(config.stash.get(ERRORS_KEY, {}).values())
     settings = config.stash.get(SETTINGS_KEY, None)
     journal = config.stash.get(JOURNAL_KEY, None)
     if settings is not None and settings.plan:
         return  # the plan was the session's output (``plugin.plan_hooks``)
     if settings is None:
-        if not records:
+        if not records and not errors:
             return
         # xdist workers ran benchmark items no flag or ini key asked for, so this controller
         # started no session: its settings are read now, as the workers read them.
@@ -243,7 +272,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             return
         journal = late_journal(config, settings, questions)
     progress = journal.progress() if journal is not None else None
-    if not records and (progress is None or not progress.partial):
+    if not records and not errors and (progress is None or not progress.partial):
         return
     from pytest_legalbench.results.run_header import QuestionSelection
     from pytest_legalbench.run.session_end import SessionEnd, finish_session
@@ -257,7 +286,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                      corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir,
                      questions_dir=settings.questions_dir, judge=settings.judge,
                      progress=progress, modes=settings.modes, selection=selection)
-    lines = finish_session(records, end) if records else ["", f"legalbench: {end.partial}"]
+    lines = (finish_session(records, end, errors) if records or errors
+             else ["", f"legalbench: {end.partial}"])
     if settings.max_cost is not None:
         from pytest_legalbench.plugin.plan_hooks import stop_lines
 

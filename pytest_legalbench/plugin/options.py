@@ -87,7 +87,8 @@ OPTIONS = (
            cli="--server-kind"),
     Option("timeout", "--legalbench-timeout", "LEGALBENCH_TIMEOUT",
            f"seconds one model call may take before it counts as timed out and is retried "
-           f"(raise it for a slow local server). Default: {DEFAULT_TIMEOUT_S:g}",
+           f"(raise it for a slow local server); also what one call of a retriever of your "
+           f"own may take. Default: {DEFAULT_TIMEOUT_S:g}",
            cli="--timeout"),
     Option("answer_model", "--legalbench-answer-model", "LEGALBENCH_ANSWER_MODEL",
            f"model answering the questions (and scanning for navindex and titles). "
@@ -152,8 +153,9 @@ RETRIEVAL_OPTIONS = (
            f"provisions an embedding-ranked navembed strategy returns. Default: {_DEFAULTS.k}",
            cli="--top-k"),
     Option("payload_budget_tokens", "--legalbench-payload-budget", "LEGALBENCH_PAYLOAD_BUDGET",
-           f"hard maximum of every mode's payload (the provisions it returns) in tokens. "
-           f"Default: {_DEFAULTS.payload_budget_tokens}", cli="--payload-budget"),
+           f"hard maximum of every mode's payload (the provisions it returns) in tokens; a "
+           f"retrieval of your own over it is cut in rank order and the cut reported: raise "
+           f"it to keep more. Default: {_DEFAULTS.payload_budget_tokens}", cli="--payload-budget"),
     Option("scan_budget_tokens", "--legalbench-scan-budget", "LEGALBENCH_SCAN_BUDGET",
            f"index size in tokens above which navindex and titles first pick documents "
            f"(two-stage scan). Default: {_DEFAULTS.scan_budget_tokens}", cli="--scan-budget"),

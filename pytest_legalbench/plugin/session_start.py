@@ -30,11 +30,14 @@ from pytest_legalbench.run.preflight import check_report_folder
 from pytest_legalbench.run.process_exit import exit_quickly
 
 if TYPE_CHECKING:
+    from pytest_legalbench.modes.registry import ModeRegistry
     from pytest_legalbench.run.question_source import QuestionSource
 
 SETTINGS_KEY = pytest.StashKey[Settings]()
 #: Where the session's questions come from (a generated set is made on the first start).
 QUESTIONS_KEY = pytest.StashKey["QuestionSource"]()
+#: The session's modes: the built-in ones and those its hooks and installed packages register.
+REGISTRY_KEY = pytest.StashKey["ModeRegistry"]()
 #: Settings whose value is a folder: relative in an ini file, relative to that file's folder.
 _FOLDER_SETTINGS = ("corpus_dir", "cache_dir", "report", "questions", "docs", "embedding_model",
                     "cross_encoder")
@@ -42,6 +45,35 @@ _FOLDER_SETTINGS = ("corpus_dir", "cache_dir", "report", "questions", "docs", "e
 
 class StartError(Exception):
     """A benchmark session that cannot start; the message is one line naming the setting."""
+
+
+def session_registry(config: pytest.Config) -> ModeRegistry:
+    """The modes this session can name: what every ``pytest_legalbench_modes`` hook (this
+    plugin's built-in modes first, then each conftest's and plugin's) and every installed
+    package registers; built once per process and kept in the stash."""
+    if REGISTRY_KEY in config.stash:
+        return config.stash[REGISTRY_KEY]
+    from pytest_legalbench.modes.registry import ModeRegistry, entry_point_sources
+
+    hooks = config.pluginmanager.hook.pytest_legalbench_modes.get_hookimpls()
+    ours = config.pluginmanager.get_plugin("legalbench")
+    # Ours first: the built-in names lead every listing; the others keep pytest's order.
+    ordered = sorted(hooks, key=lambda impl: impl.plugin is not ours)
+    try:
+        sources = [(_source(impl.plugin_name), impl.function()) for impl in ordered]
+        registry = ModeRegistry.registered([*sources, *entry_point_sources()])
+    except (TypeError, ValueError) as error:
+        raise StartError(f"pytest_legalbench_modes: {error}") from None
+    except Exception as error:  # noqa: BLE001 - a user's hook may raise anything
+        raise StartError(f"pytest_legalbench_modes() raised {type(error).__name__}: "
+                         f"{error}") from None
+    config.stash[REGISTRY_KEY] = registry
+    return registry
+
+
+def _source(plugin_name: str) -> str:
+    """A hook's plugin as error messages name it (a conftest by its path)."""
+    return "pytest-legalbench" if plugin_name == "legalbench" else plugin_name
 
 
 def session_settings(config: pytest.Config) -> Settings:
@@ -55,16 +87,21 @@ def session_settings(config: pytest.Config) -> Settings:
             ini[name] = str((config.rootpath / str(ini[name])).resolve())
     modes = config.getoption(MODE_DEST)
     gandr = config.getoption(GANDR_DEST)
+    registry = session_registry(config)
     try:
         settings = resolve_settings(
             cli, ini, os.environ, profiles=available_profiles,
             modes=modes or list(config.getini(MODE_INI)),
             modes_from="--mode" if modes else f"ini key {MODE_INI}",
             gandr=gandr or list(config.getini(GANDR_INI)),
-            gandr_from="--legalbench-gandr" if gandr else f"ini key {GANDR_INI}")
+            gandr_from="--legalbench-gandr" if gandr else f"ini key {GANDR_INI}",
+            registry=registry)
         resolve_backend(settings.backend, os.environ)
     except (SettingsError, BackendConfigError) as error:
         raise StartError(str(error)) from None
+    if settings.timeout_s is not None:
+        # A user's retriever gets the same time as a model call.
+        registry.timeout_s = settings.timeout_s
     if settings.faults is not None and not config.getoption("disable_recording", False):
         raise StartError("--legalbench-faults needs --disable-recording: a recorded fault "
                          "would be replayed in every later run")

@@ -32,7 +32,7 @@ from pytest_legalbench.gandr.settings import with_overrides
 from pytest_legalbench.gandr.systems import parse_systems
 from pytest_legalbench.llm.server_identity import KIND_CHOICES
 from pytest_legalbench.modes.base import ModeSettings
-from pytest_legalbench.modes.names import parse_mode
+from pytest_legalbench.modes.registry import ModeRegistry, default_registry
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.values import (
     Chosen,
@@ -166,9 +166,12 @@ def resolve_settings(
     modes_from: str = "--mode",
     gandr: Sequence[str] = (),
     gandr_from: str = "--legalbench-gandr",
+    registry: ModeRegistry | None = None,
 ) -> Settings:
     """Resolve every option by precedence and validate it; raise SettingsError on a bad value.
-    ``modes_from`` and ``gandr_from`` name where the modes and GANDR changes came from."""
+    ``modes_from`` and ``gandr_from`` name where the modes and GANDR changes came from;
+    ``registry`` holds the modes that can be named (by default the built-in ones and those
+    of installed packages)."""
     chosen = choose(OPTIONS, cli, ini, env)
     profile = _one_of(chosen["profile"], DEFAULT_PROFILE, profiles(), "a known profile")
     backend = resolve_backend_choice(chosen["backend"])
@@ -191,7 +194,8 @@ def resolve_settings(
         server_kind=resolve_server_kind(chosen["server_kind"]),
         timeout_s=seconds_of(chosen["timeout"]), answer_model=answer_model,
         judge_model=text_or(chosen["judge_model"], DEFAULT_JUDGE_MODEL), judge=judge,
-        report_dir=report, questions_dir=questions, modes=resolve_modes(modes, modes_from),
+        report_dir=report, questions_dir=questions,
+        modes=resolve_modes(modes, modes_from, registry),
         fail_on_loss=switch_of(chosen["fail_on_loss"]),
         skip_invalid=switch_of(chosen["skip_invalid"]), resume_dir=path_of(chosen["resume"]),
         repeats=_repeats(chosen["repeats"]), gandr=_gandr(gandr, gandr_from),
@@ -202,14 +206,17 @@ def resolve_settings(
         mode_settings=resolve_mode_settings(cli, ini, env, answer_model=answer_model))
 
 
-def resolve_modes(specs: Sequence[str], where: str = "--mode") -> tuple[str, ...]:
-    """Canonical mode names (``gandr:all`` expanded), in order, each once."""
+def resolve_modes(specs: Sequence[str], where: str = "--mode",
+                  registry: ModeRegistry | None = None) -> tuple[str, ...]:
+    """Canonical mode names (``gandr:all`` expanded), in order, each once; each found in
+    ``registry`` (by default the built-in modes and installed packages')."""
+    modes = registry if registry is not None else default_registry()
     resolved: list[str] = []
     for spec in specs or DEFAULT_MODES:
         try:
             systems = parse_systems(spec)
-            resolved.extend(systems if systems is not None else [parse_mode(spec)])
-        except ValueError as error:
+            resolved.extend(systems if systems is not None else [modes.resolve(spec)])
+        except (TypeError, ValueError) as error:
             raise SettingsError(f"{where}={spec!r}: {error}") from None
     return tuple(dict.fromkeys(resolved))
 

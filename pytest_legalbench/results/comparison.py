@@ -151,7 +151,7 @@ def sign_test(pairs: Sequence[tuple[float, float]]) -> SignTest:
 
 
 def _passes(record: ItemRecord) -> bool:
-    facts = record.keyfacts_mode if record.mode != "inject" else record.keyfacts_inject
+    facts = record.keyfacts_inject if record.baseline_only else record.keyfacts_mode
     return bool(facts is not None and facts.correct)
 
 

@@ -37,6 +37,7 @@ from typing import Annotated
 
 from pytest_legalbench.files.record_json import FLOAT_FRACTION
 from pytest_legalbench.llm.pricing import TOKENS_PER_PRICE_UNIT, Prices
+from pytest_legalbench.modes.registry import BASELINE
 
 #: A token quantity: a count, or a mean over questions.
 TokenAmount = int | float | Decimal | Fraction
@@ -117,7 +118,8 @@ class CrossoverVerdict:
     inject_cost_usd: Annotated[Fraction, FLOAT_FRACTION]
     mode_cost_usd: Annotated[Fraction, FLOAT_FRACTION]
     cheaper: str
-    """``"inject"``, the mode's name, or ``"tie"`` when the warm costs are equal."""
+    """The baseline's name (``inject``), the mode's name, or ``"tie"`` when the warm costs
+    are equal."""
     explanation: str
 
 
@@ -129,10 +131,10 @@ def _tokens(value: Fraction) -> str:
 
 def _verdict(mode: str, corpus: Fraction, break_even: Fraction | None, formula: str,
              inject_cost: Fraction, mode_cost: Fraction, rates: str = "") -> CrossoverVerdict:
-    if not mode or mode in ("inject", TIE):
+    if not mode or mode in (BASELINE, TIE):
         raise ValueError(f"mode must name a navigate mode, got {mode!r}")
     # The verdict compares the costs themselves; for p_r > 0 this is the break-even rule.
-    cheaper = "inject" if inject_cost < mode_cost else mode if mode_cost < inject_cost else TIE
+    cheaper = BASELINE if inject_cost < mode_cost else mode if mode_cost < inject_cost else TIE
     if break_even is None:
         where = "no finite break-even (cache reads are free)"
     else:
@@ -165,9 +167,10 @@ def navigate_verdict(mode: str, corpus_tokens: TokenAmount, payload_tokens: Toke
 
 
 def navindex_verdict(corpus_tokens: TokenAmount, index_tokens: TokenAmount,
-                     payload_tokens: TokenAmount, prices: Prices,
-                     mode: str = "navindex", *, rates: str = "") -> CrossoverVerdict:
-    """Decide inject vs navindex with cached index ``I`` and mean provision payload ``S``."""
+                     payload_tokens: TokenAmount, prices: Prices, mode: str, *,
+                     rates: str = "") -> CrossoverVerdict:
+    """Decide inject vs a mode that scans a cached index ``I`` (navindex) and sends a mean
+    provision payload ``S``."""
     index = _amount("index_tokens", index_tokens)
     payload = _amount("payload_tokens", payload_tokens)
     return _verdict(mode, _amount("corpus_tokens", corpus_tokens),

@@ -69,13 +69,15 @@ class Scorer:
     def score(self, question: Question, mode: str, provisions: Sequence[Provision],
               payload_tokens: int, scan_tokens: int = 0) -> QuestionScore:
         """The score of ``provisions`` retrieved by ``mode`` for ``question``."""
-        quotes = check_quotes(question.evidence, provision_spans(provisions), self.texts)
+        # Unlocated passages have no span: evidence is looked for in the located ones only.
+        spans = provision_spans(provisions)
+        quotes = check_quotes(question.evidence, spans, self.texts)
         # The recall evidence_recall() would give: the share of quotes found.
         recall = sum(q.found for q in quotes) / len(quotes) if quotes else None
         return QuestionScore(
             question_id=question.id, kind=question.kind, mode=mode, recall=recall,
             payload_tokens=payload_tokens, oracle_tokens=self.oracle(question),
-            scan_tokens=scan_tokens, node_ids=tuple(p.node_id for p in provisions),
+            scan_tokens=scan_tokens, node_ids=tuple(p.node_id for p in spans),
             quotes=quotes, wrong_document_share=wrong_document_share(
                 provisions, {quote.doc_id for quote in question.evidence}))
 

@@ -15,6 +15,7 @@ from typing import Any
 from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
+from pytest_legalbench.modes.registry import BASELINE
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.provision_table import Segments
 from pytest_legalbench.results.results_file import StoredRun
@@ -68,6 +69,7 @@ def _item(record: ItemRecord, card: PriceCard) -> dict[str, object]:
     paired = record.mode_answer is not None
     return {
         "id": item_key(record), "q": record.question_id, "mode": record.mode,
+        "baseline": record.baseline_only,
         "kind": record.kind, "area": record.practice_area, "judge": record.judge,
         "fwd": record.raw_forward, "rev": record.raw_reverse, "verdict": record.verdict,
         "cell": keyfact_cell(record), "flag": audit_flag(record) if paired else "",
@@ -81,6 +83,9 @@ def _item(record: ItemRecord, card: PriceCard) -> dict[str, object]:
         "cost_judge": float(price_calls(record.judge_calls, card).total),
         # Node ids only: the provision table holds each one's document, citation and span.
         "provisions": [p.node_id for p in record.provisions],
+        # A user's passages found in no document: [rank, doc id, text]; and the budget cut.
+        "unlocated": [[u.rank, u.doc_id, u.text] for u in record.unlocated],
+        "cut": None if record.payload_cut is None else to_builtins(record.payload_cut),
         # Index-aligned with the question's quotes: found, and [node, start, end] marks.
         "evidence": [[q.found, [[m.node_id, m.start, m.end] for m in q.marks]]
                      for q in record.evidence],
@@ -98,7 +103,7 @@ def _questions(records: Sequence[ItemRecord], card: PriceCard) -> dict[str, dict
             "area": record.practice_area, "difficulty": record.difficulty,
             "inject_answer": record.inject_answer, "kf_inject": to_builtins(record.keyfacts_inject),
             "quotes": [[q.doc_id, q.quote] for q in record.evidence],
-            "inject_calls": call_rows("inject", record.inject_calls, card)})
+            "inject_calls": call_rows(BASELINE, record.inject_calls, card)})
     return questions
 
 

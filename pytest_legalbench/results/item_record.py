@@ -9,12 +9,14 @@ into ``results.json`` and the run journal. There it is plain builtins, the JSON 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from pytest_legalbench.files.record_json import derived
+from pytest_legalbench.files.record_json import OMIT_EMPTY, OMIT_NONE, derived
 from pytest_legalbench.llm.ledger import Call
+from pytest_legalbench.modes.payload_cut import PayloadCut
+from pytest_legalbench.modes.traits import ModeTraits
 from pytest_legalbench.results.error_attribution import attribute
-from pytest_legalbench.results.retrieved import ProvisionSpan, QuoteCheck
+from pytest_legalbench.results.retrieved import ProvisionSpan, QuoteCheck, UnlocatedPassage
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class ItemRecord:
     practice_area: str
     difficulty: str
     mode: str
-    """The resolved mode (``navembed:hybrid``), or ``inject`` for an inject-only run."""
+    """The resolved mode (``navembed:hybrid``), or the baseline's for a baseline-only run."""
     question: str
     reference: str | None
     judge: str
@@ -62,11 +64,20 @@ class ItemRecord:
     mode_calls: tuple[Call, ...]
     """The mode's retrieval and answering calls."""
     judge_calls: tuple[Call, ...]
+    mode_traits: ModeTraits
+    """What the mode showed the answering model and how its cost crosses over with the
+    baseline (``modes.traits``): the results read these, never the mode's name."""
     provisions: tuple[ProvisionSpan, ...] = ()
     """Where each provision the answer saw lies (the mode's; inject's whole documents in an
     inject-only run), in the mode's order. Empty in records written before it was kept."""
     evidence: tuple[QuoteCheck, ...] = ()
     """Each evidence quote of the question, found or missed in those provisions."""
+    unlocated: tuple[UnlocatedPassage, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """Passages of a user's retriever that could not be found in their documents: shown to
+    the answering model and counted in the payload, outside evidence recall."""
+    payload_cut: PayloadCut | None = field(default=None, metadata=OMIT_NONE)
+    """What a user's retrieval lost to the payload budget; None when nothing was cut."""
+
     transaction_set: str = ""
     """The transaction set(s) of the question's documents, joined by ``+``: the cluster the
     run's statistics group the question in. Empty in records written before it was kept
@@ -96,6 +107,11 @@ class ItemRecord:
                          control=self.out_of_scope)
 
     @property
+    def baseline_only(self) -> bool:
+        """Whether this is the baseline's own item (nothing paired with it or judged)."""
+        return self.mode_traits.baseline
+
+    @property
     def out_of_scope(self) -> bool:
         """Whether this is a control question (its answer is in no document)."""
         return self.kind == "out_of_scope"
@@ -105,7 +121,7 @@ class ItemRecord:
         found = []
         if not self.inject_answer:
             found.append("inject gave an empty answer")
-        if self.mode != "inject":
+        if not self.baseline_only:
             if not self.mode_answer:
                 found.append(f"{self.mode} gave no answer")
             if self.verdict is None:

@@ -6,7 +6,7 @@ that any record retrieved, so a character of the corpus is written at most once 
 records, or nested nodes (an article and its sections), retrieved it. A provision's text is
 its span of the document (the index guarantees ``text == source[start:end]``).
 
-Inject's provisions are whole documents, the corpus itself: they are left out.
+The baseline's provisions are whole documents, the corpus itself: they are left out.
 """
 
 from __future__ import annotations
@@ -61,11 +61,11 @@ EXCERPTS_FORM = WireForm(
 
 def provision_table(records: Iterable[ItemRecord], texts: Mapping[str, str]
                     ) -> tuple[dict[str, ProvisionPlace], Excerpts]:
-    """The places of every provision a non-inject record retrieved, and the merged text of
+    """The places of every provision a record other than the baseline's retrieved, and the merged text of
     those places cut from ``texts`` (doc id -> text; documents missing there have none)."""
     places: dict[str, ProvisionPlace] = {}
     for record in records:
-        if record.mode == "inject":
+        if record.baseline_only:
             continue
         for span in record.provisions:
             place = ProvisionPlace(span.doc_id, span.clause, span.start, span.end)

@@ -2,7 +2,7 @@
 the mode's mean. Drawn twice: recall_payload.png (matplotlib) beside the other report files,
 and an inline SVG (no library, no network) for report.html.
 
-Inject is left out of both: it reads the whole corpus, so its recall is 1 by construction and
+The baseline (inject) is left out of both: it reads the whole corpus, so its recall is 1 by construction and
 its payload would flatten every other mode against the axis.
 """
 
@@ -40,10 +40,10 @@ class RecallPoints:
 
 
 def recall_points(records: Iterable[ItemRecord]) -> tuple[RecallPoints, ...]:
-    """Per mode other than inject, in name order, the items that have an evidence recall."""
+    """Per mode other than the baseline, in name order, the items that have an evidence recall."""
     by_mode: dict[str, list[tuple[int, float]]] = {}
     for record in records:
-        if record.mode == "inject":
+        if record.baseline_only:
             continue
         found = by_mode.setdefault(record.mode, [])
         if record.evidence_recall is not None:

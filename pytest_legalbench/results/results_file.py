@@ -9,8 +9,9 @@ readers of the first layout. The file is ``StoredRun``'s JSON layout (``files.re
 and its JSON Schema is generated from it (``commands.schema``).
 
 Version 1 (``format_version``, before the layout was published) and version 2 (before the
-paired statistics, the arms' scopes and the error classes) are read by migrating them; files
-of the first layout, with no header, read back with ``unknown`` in its fields.
+paired statistics, the arms' scopes, the error classes and ``mode_traits``) are read by
+migrating them; files of the first layout, with no header, read back with ``unknown`` in its
+fields.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pytest_legalbench.files.record_json import (
     renamed,
     to_builtins,
 )
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.provision_table import EXCERPTS_FORM, Excerpts, ProvisionPlace
 from pytest_legalbench.results.run_header import UNKNOWN, RunHeader
@@ -115,21 +117,37 @@ def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
             "texts": layout.get("texts") or {}}
 
 
+def with_mode_traits(entry: object) -> object:
+    """A record or mode summary of version 2 with the ``mode_traits`` version 3 holds: the
+    built-in mode's of its name (every mode of a version 2 file was built in)."""
+    if not isinstance(entry, Mapping) or "mode_traits" in entry:
+        return entry
+    traits = builtin_traits(str(entry.get("mode")))
+    return {**entry, "mode_traits": {"shown": traits.shown, "crossover": traits.crossover}}
+
+
 def _from_version_2(data: dict[str, Any]) -> dict[str, Any]:
     """Version 2 in version 3's layout: what version 3 added reads as not measured (no
     statistics, no scopes or error classes per mode; each record's inject read the corpus,
-    its question a cluster of its own, inject's recall unknown)."""
-    summary = dict(data.get("summary") or {})
+    its question a cluster of its own, inject's recall unknown), and every record and mode
+    summary says what its mode showed the answering model and how its cost crosses over
+    (``mode_traits``)."""
+    layout = dict(data)
+    records = layout.get("records")
+    if isinstance(records, list):
+        layout["records"] = [with_mode_traits(record) for record in records]
+    summary = dict(layout.get("summary") or {})
     summary.setdefault("statistics", None)
     modes = summary.get("modes")
     if isinstance(modes, Mapping):
-        summary["modes"] = {name: {"scopes": None, "errors": None, **entry}
+        summary["modes"] = {name: with_mode_traits({"scopes": None, "errors": None, **entry})
                             if isinstance(entry, Mapping) else entry
                             for name, entry in modes.items()}
-    header = data.get("run")
+    layout["summary"] = summary
+    header = layout.get("run")
     if isinstance(header, Mapping):
-        header = {"selection": None, **header}
-    return {**data, "summary": summary, "run": header}
+        layout["run"] = {"selection": None, **header}
+    return layout
 
 
 #: The layout this build writes (version 3) and the older ones it reads.

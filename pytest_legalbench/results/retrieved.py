@@ -35,6 +35,17 @@ class ProvisionSpan:
     """``start``/``end`` are offsets in the ingested text of ``doc_id``."""
 
 
+@dataclass(frozen=True)
+class UnlocatedPassage:
+    """A passage a retriever returned that could not be found in its document: where it
+    stood in the answering context, and its text (which the document does not hold)."""
+
+    rank: int
+    """Its place among the provisions shown, from 1."""
+    doc_id: str
+    text: str
+
+
 class QuoteMark(NamedTuple):
     """Where a found quote lies in one retrieved provision: offsets in that provision's text.
     Written as ``[node_id, start, end]``."""
@@ -57,9 +68,16 @@ class QuoteCheck:
 
 
 def provision_spans(provisions: Sequence[Any]) -> tuple[ProvisionSpan, ...]:
-    """The spans of retrieved provisions (anything with doc_id, node_id, clause, start, end)."""
+    """The spans of retrieved provisions (anything with doc_id, node_id, clause, start, end),
+    leaving out those marked unlocated: they have no span."""
     return tuple(ProvisionSpan(p.doc_id, p.node_id, p.clause, p.start, p.end)
-                 for p in provisions)
+                 for p in provisions if not getattr(p, "unlocated", False))
+
+
+def unlocated_passages(provisions: Sequence[Any]) -> tuple[UnlocatedPassage, ...]:
+    """The provisions marked unlocated, with their rank among all of them."""
+    return tuple(UnlocatedPassage(rank, p.doc_id, p.text)
+                 for rank, p in enumerate(provisions, 1) if getattr(p, "unlocated", False))
 
 
 def check_quotes(evidence: Sequence[Evidence], provisions: Sequence[ProvisionSpan],

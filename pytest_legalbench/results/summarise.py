@@ -10,7 +10,6 @@ from statistics import fmean
 from pytest_legalbench.judging.pairing import tally
 from pytest_legalbench.llm.ledger import USAGE_FIELDS, Call, sum_usage
 from pytest_legalbench.llm.pricing import PriceCard, price_calls
-from pytest_legalbench.modes.names import NAVAGENT
 from pytest_legalbench.results.batch_share import batch_share
 from pytest_legalbench.results.crossover import (
     conversation_verdict,
@@ -18,6 +17,7 @@ from pytest_legalbench.results.crossover import (
     navindex_verdict,
 )
 from pytest_legalbench.results.error_attribution import ArmErrors, count_classes
+from pytest_legalbench.results.item_errors import ItemError
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.reported_rate import ReportedRate
 from pytest_legalbench.results.run_statistics import run_statistics
@@ -62,24 +62,26 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
     # A crossover priced as the run was: at the batch rates when all its calls were batch.
     batch = share is not None and share.all
     rates = "batch prices" if batch else ""
+    traits = records[0].mode_traits
     crossover = None
-    if mode != "inject" and records[0].mode_calls:
-        # The crossover in tokens the model actually read: inject's answering context is the
-        # corpus C, the mode's is its payload R, and navindex's scan reads its index I;
-        # navagent's every turn reads context, so all its input counts, priced as measured.
+    if not traits.baseline and records[0].mode_calls:
+        # The crossover in tokens the model actually read: the baseline's answering context
+        # is the corpus C, the mode's is its payload R, and a scan reads its index I; a
+        # conversation's every turn reads context, so all its input counts, priced as
+        # measured.
         corpus = _answering_mean(inject_calls)
         payload = _answering_mean(mode_calls)
         prices = card.prices_for(records[0].mode_calls[-1].model, batch=batch)
         scan = fmean(r.scan_tokens for r in records)
-        if mode == NAVAGENT:
+        if traits.crossover == "conversation":
             total = sum_usage(c.usage for c in mode_calls)
             items = len(records)
             crossover = conversation_verdict(
                 mode, corpus, total.input_tokens / items,
                 total.cache_creation_input_tokens / items, total.cache_read_input_tokens / items,
                 prices, rates=rates)
-        elif mode == "navindex":
-            crossover = navindex_verdict(corpus, scan, payload, prices, rates=rates)
+        elif traits.crossover == "index":
+            crossover = navindex_verdict(corpus, scan, payload, prices, mode, rates=rates)
         else:
             crossover = navigate_verdict(mode, corpus, payload, prices, rates=rates)
     return ModeSummary(
@@ -99,9 +101,12 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
                    mode=price_calls(mode_calls, card).total,
                    judge=price_calls(judge_calls, card).total),
         payload_tokens_mean=round(fmean(r.payload_tokens for r in records), 1),
-        crossover=crossover, batch=share, scopes=arm_scopes(records),
+        crossover=crossover, mode_traits=traits, batch=share, scopes=arm_scopes(records),
         errors=ArmErrors(mode=count_classes(r.error_class for r in records),
-                         inject=count_classes(r.inject_error_class for r in records)))
+                         inject=count_classes(r.inject_error_class for r in records)),
+        payload_cuts=sum(r.payload_cut is not None for r in records),
+        passages_cut=sum(r.payload_cut.cut for r in records if r.payload_cut is not None),
+        unlocated_passages=sum(len(r.unlocated) for r in records))
 
 
 def arm_scopes(records: Sequence[ItemRecord]) -> ArmScopes:
@@ -114,18 +119,21 @@ def arm_scopes(records: Sequence[ItemRecord]) -> ArmScopes:
 
 
 def summarise(records: Iterable[ItemRecord], card: PriceCard, *, backend: str,
-              models: Mapping[str, str], order: Sequence[str] = ()) -> Summary:
-    """The whole session's summary: one entry per mode, in mode-name order, and the paired
-    statistics (its comparisons in ``order``, the order the run named its modes)."""
+              models: Mapping[str, str], order: Sequence[str] = (),
+              errors: Iterable[ItemError] = ()) -> Summary:
+    """The whole session's summary: one entry per mode, in mode-name order, the paired
+    statistics (its comparisons in ``order``, the order the run named its modes) and the
+    items that failed with an error."""
     found = sorted(records, key=lambda r: (r.mode, r.question_id))
     by_mode: dict[str, list[ItemRecord]] = {}
     for record in found:
         by_mode.setdefault(record.mode, []).append(record)
-    calls = [c for found in by_mode.values() for r in found
+    calls = [c for group in by_mode.values() for r in group
              for c in (*r.inject_calls, *r.mode_calls, *r.judge_calls)]
     return Summary(backend=backend, models=dict(models), price_card=card.label,
                    modes=tuple(summarise_mode(group, card) for group in by_mode.values()),
-                   unreported=unreported_usage(calls), statistics=run_statistics(found, order))
+                   unreported=unreported_usage(calls), statistics=run_statistics(found, order),
+                   errors=tuple(sorted(errors, key=lambda e: (e.mode, e.question_id))))
 
 
 def unreported_usage(calls: Iterable[Call]) -> tuple[str, ...]:

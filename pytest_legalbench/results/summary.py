@@ -18,9 +18,11 @@ from typing import Annotated
 
 from pytest_legalbench.files.record_json import OMIT_EMPTY, OMIT_NONE, KeyedBy, derived, renamed
 from pytest_legalbench.judging.pairing import Tally
+from pytest_legalbench.modes.traits import ModeTraits
 from pytest_legalbench.results.batch_share import BatchShare
 from pytest_legalbench.results.crossover import CrossoverVerdict
 from pytest_legalbench.results.error_attribution import ArmErrors
+from pytest_legalbench.results.item_errors import ItemError
 from pytest_legalbench.results.reported_rate import ReportedRate
 from pytest_legalbench.results.run_statistics import RunStatistics
 from pytest_legalbench.results.verdict_split import VerdictSplit
@@ -100,7 +102,16 @@ class ModeSummary:
     cost: Costs = field(metadata=renamed("cost_usd"))
     payload_tokens_mean: float
     crossover: CrossoverVerdict | None
-    """The caching break-even; None for inject alone and for a mode that made no calls."""
+    """The caching break-even; None for the baseline alone and for a mode that made no
+    calls."""
+    mode_traits: ModeTraits
+    """What the mode showed the answering model and how its cost crosses over."""
+    payload_cuts: int = field(default=0, metadata=OMIT_EMPTY)
+    """Items whose retrieval was cut to the payload budget (a user's retriever)."""
+    passages_cut: int = field(default=0, metadata=OMIT_EMPTY)
+    """Passages those cuts left out."""
+    unlocated_passages: int = field(default=0, metadata=OMIT_EMPTY)
+    """Passages shown to the answering model that could not be found in their documents."""
     scopes: ArmScopes | None = None
     """What inject and the mode read; None in summaries written before it was kept."""
     errors: ArmErrors | None = None
@@ -128,6 +139,9 @@ class Summary:
     statistics: RunStatistics | None = None
     """The arms compared on the same questions (``results.run_statistics``); None in
     summaries written before it was kept."""
+    errors: tuple[ItemError, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """Items that failed with an error (a retriever that raised, hung or returned something
+    malformed), left out of every mode's figures."""
 
     def mode(self, name: str) -> ModeSummary:
         """The summary of the mode called ``name``; KeyError when it did not run."""

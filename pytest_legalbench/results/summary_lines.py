@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from pytest_legalbench.judging.pairing import Tally
 from pytest_legalbench.llm.pricing import format_usd
+from pytest_legalbench.results.item_errors import error_lines
 from pytest_legalbench.results.reported_rate import ReportedRate
 from pytest_legalbench.results.statistics_lines import statistics_lines
 from pytest_legalbench.results.summary import ModeSummary, Summary
@@ -31,6 +32,9 @@ def summary_lines(summary: Summary) -> list[str]:
     if summary.statistics is not None and summary.statistics.comparisons:
         lines.append("")
         lines.extend(statistics_lines(summary.statistics))
+    if summary.errors:
+        lines.append("")
+        lines.extend(error_lines(summary.errors))
     return lines
 
 
@@ -95,10 +99,11 @@ def mode_lines(entry: ModeSummary) -> list[str]:
     if entry.evidence_recall is not None:
         lines.append(f"  evidence recall {entry.evidence_recall:.3f}; mean payload "
                      f"{entry.payload_tokens_mean:,.0f} tokens")
+    lines.extend(retrieval_lines(entry))
     foot = entry.footprint
     # Said on each line priced or counted from the calls: they were batch calls.
     tag = f" ({entry.batch.label})" if entry.batch is not None else ""
-    if mode == "inject":
+    if entry.mode_traits.baseline:
         # The baseline alone: nothing to compare its footprint or cost with.
         lines.append(f"  token footprint{tag} {foot.inject_total:,} (answering context "
                      f"{foot.inject_answering:,}); cost {_usd(entry.cost.inject)}")
@@ -112,6 +117,21 @@ def mode_lines(entry: ModeSummary) -> list[str]:
                  f"judge {_usd(cost.judge)}")
     if entry.crossover is not None:
         lines.append(f"  crossover{tag}: {entry.crossover.explanation}")
+    return lines
+
+
+def retrieval_lines(entry: ModeSummary) -> list[str]:
+    """What a user's retrieval lost to the payload budget and which of its passages could
+    not be located; nothing when neither happened."""
+    lines = []
+    if entry.payload_cuts:
+        lines.append(f"  payload budget: {entry.payload_cuts} of {entry.items} retrievals cut "
+                     f"in rank order ({entry.passages_cut} passages left out; raise "
+                     f"--legalbench-payload-budget to keep more)")
+    if entry.unlocated_passages:
+        lines.append(f"  unlocated: {entry.unlocated_passages} passages not found in their "
+                     f"documents (shown to the model, counted in the payload, outside "
+                     f"evidence recall)")
     return lines
 
 

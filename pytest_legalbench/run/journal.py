@@ -32,6 +32,7 @@ from pytest_legalbench.files.record_json import (
     to_builtins,
 )
 from pytest_legalbench.llm.batches import Submission
+from pytest_legalbench.results.results_file import with_mode_traits
 
 #: The journal's file name inside a run folder.
 JOURNAL_FILE = "journal.jsonl"
@@ -129,9 +130,10 @@ JournalEntry = StartEntry | PlanEntry | StopEntry | ItemEntry | BatchEntry
 
 
 def _from_version_2(line: dict[str, Any]) -> dict[str, Any]:
-    """Version 2 in version 3's layout: a QA item's record is read and written again, so it
-    holds what version 3 added (a question's transaction set, the arms' scopes and inject's
-    recall, at their defaults: not measured) and its error classes."""
+    """Version 2 in version 3's layout: a QA item's record says what its mode showed the
+    answering model and how its cost crosses over (``mode_traits``), and is read and written
+    again, so it holds what else version 3 added (a question's transaction set, the arms'
+    scopes and inject's recall, at their defaults: not measured) and its error classes."""
     envelope = line.get("envelope")
     if (line.get("kind") != "item" or not isinstance(envelope, Mapping)
             or envelope.get("product") != "qa"):
@@ -139,13 +141,14 @@ def _from_version_2(line: dict[str, Any]) -> dict[str, Any]:
     # Imported here: the journal is every product's, and only this step reads a QA record.
     from pytest_legalbench.results.item_record import ItemRecord
 
-    record = from_builtins(ItemRecord, envelope.get("record"), what="a qa record")
+    record = from_builtins(ItemRecord, with_mode_traits(envelope.get("record")),
+                           what="a qa record")
     return {**line, "envelope": {**envelope, "record": to_builtins(record)}}
 
 
 #: A journal line's layout this build writes (version 3) and the older ones it reads:
 #: version 1 differed only in naming its version ``v``; version 2's QA records lacked the
-#: fields version 3 added.
+#: fields version 3 added (``mode_traits``, transaction set, scopes, inject's recall).
 JOURNAL_LINE = VersionedFile("journal line", 3, {1: lambda line: line, 2: _from_version_2},
                              legacy_key="v")
 

@@ -8,14 +8,16 @@ system block, tool and message on its own): the inject corpus, the index a scan 
 template, every question and reference. What only the run reveals is estimated by rule:
 
 * a retrieval mode's payload fills ``payload_budget_tokens`` (the budget is what the modes take
-  provisions up to); a k-capped strategy takes at most k units of the corpus's mean unit size;
+  provisions up to); a k-capped strategy takes at most k units of the corpus's mean unit size
+  (each mode's ``CallShape``, from the mode registry, says which it is and whether a scan or a
+  titles pick precedes its answer);
 * the provisions in a payload are leaf-sized (the mean size of the corpus's leaf provisions),
   each wrapped in its tag with the corpus's mean tag length;
 * model outputs are the ``OutputLengths`` given (assumed defaults, or the means of a previous
   run's ledger: ``OutputLengths.calibrated``); at the caps they are each call's ``max_tokens``;
-* navagent navigates for at most ``agent_turns`` turns and ``agent_tokens`` input tokens, and a
-  GANDR item takes one round per repeat, unless a previous run says how many calls its stages
-  took per item.
+* a mode that answers as it navigates (navagent) navigates for at most ``agent_turns`` turns
+  and ``agent_tokens`` input tokens, and a GANDR item takes one round per repeat, unless a
+  previous run says how many calls its stages took per item.
 """
 
 from __future__ import annotations
@@ -63,14 +65,16 @@ from pytest_legalbench.llm.scan_prompt import (
 )
 from pytest_legalbench.modes.base import ModeSettings, Provision
 from pytest_legalbench.modes.inject_context import DoesNotFit, inject_context
-from pytest_legalbench.modes.names import NAVAGENT, parse_mode
 from pytest_legalbench.modes.navigate import DOCUMENTS_STAGE, SCAN_MAX_TOKENS, SCAN_STAGE
+from pytest_legalbench.modes.registry import BASELINE, ModeRegistry, default_registry
+from pytest_legalbench.modes.traits import CallShape
 from pytest_legalbench.modes.units import context_line
 from pytest_legalbench.navindex.node import DocumentIndex, Node
 from pytest_legalbench.run.answering import ANSWER_MAX_TOKENS, answer_stage
 from pytest_legalbench.tokens import CHARS_PER_TOKEN, estimate_tokens
 
-INJECT = "inject"
+#: The arm of the baseline's answers (every question's, shared by its items).
+INJECT = BASELINE
 #: The arm judge calls are charged to: the mode being judged against inject.
 JUDGE_STAGES = ("judge.forward", "judge.reverse")
 #: Chunks of the public fixed-chunk baseline (navembed:chunks), in tokens.
@@ -99,7 +103,8 @@ class OutputLengths:
     per_stage: Mapping[str, float] = field(default_factory=dict)
     """Mean output tokens of a call of the stage (a previous run's), by stage name."""
     calls_per_item: Mapping[str, float] = field(default_factory=dict)
-    """Mean calls of a stage per item of its arm (navagent's turns, GANDR's rounds)."""
+    """Mean calls of a stage per item of its arm (what is read of them: navagent's turns,
+    GANDR's rounds)."""
     source: str = "assumed"
     """Where the lengths come from: ``assumed`` or the run they were measured on."""
 
@@ -113,8 +118,8 @@ class OutputLengths:
     @classmethod
     def calibrated(cls, calls: Iterable[tuple[str, Call]], source: str) -> OutputLengths:
         """The mean output per call of each stage of a previous run (its calls with the arm
-        each served: ``cost_plan.measured_calls``), and how many calls each navagent and GANDR
-        stage took per item of its arm."""
+        each served: ``cost_plan.measured_calls``), and how many calls each stage took per
+        item of its arm."""
         outputs: dict[str, list[int]] = defaultdict(list)
         items: dict[str, set[str]] = defaultdict(set)
         counted: dict[str, list[str]] = defaultdict(list)
@@ -122,18 +127,11 @@ class OutputLengths:
             outputs[call.stage].append(call.usage.output_tokens)
             if call.question_id is not None:
                 items[arm].add(call.question_id)
-                if _counted_per_item(call.stage):
-                    counted[call.stage].append(arm)
+                counted[call.stage].append(arm)
         per_item = {stage: len(arms) / len(items[arms[0]]) for stage, arms in counted.items()
                     if len(set(arms)) == 1 and items[arms[0]]}
         return cls({stage: statistics.fmean(found) for stage, found in outputs.items()},
                    per_item, source)
-
-
-def _counted_per_item(stage: str) -> bool:
-    """Stages whose number of calls per item only a run reveals."""
-    return stage.startswith(f"{NAVAGENT}.") or stage.split(".")[0] in (
-        GANDR, "b1", "b2", "b3", "b4", "b5")
 
 
 @dataclass(frozen=True)
@@ -177,6 +175,8 @@ class PlanSelection:
     items: tuple[tuple[str, str], ...] | None = None
     """``(question_id, mode)`` pairs to plan (a run's collected items); None: every question
     under every mode."""
+    registry: ModeRegistry = field(default_factory=default_registry, compare=False)
+    """Where each mode's traits and call shape are read from."""
 
     def planned_items(self) -> tuple[tuple[Question, str], ...]:
         """The items, as question and canonical mode."""
@@ -250,11 +250,11 @@ class _Planner:
             if is_system(mode):
                 found.extend(self._gandr(question, mode))
                 continue
-            mode = parse_mode(mode)
+            mode = self.s.registry.resolve(mode)
             if self.inject is not None and question.id not in injected:
                 injected.add(question.id)
                 found.append(self._inject(question))
-            if mode == INJECT:
+            if self.s.registry.traits(mode).baseline:
                 continue
             found.extend(self._mode(question, mode))
             if self.inject is not None:
@@ -266,22 +266,23 @@ class _Planner:
     def _inject(self, question: Question) -> PlannedCall:
         assert self.inject is not None
         instructions, corpus = self.inject
-        return PlannedCall(INJECT, "inject.answer", self.s.answer_model, 1,
+        stage = answer_stage(INJECT)
+        return PlannedCall(INJECT, stage, self.s.answer_model, 1,
                            cached=instructions + corpus,
                            uncached=estimate_tokens(answer_user(question.question)),
-                           output=self.outputs.output("inject.answer"),
-                           output_max=self.s.answer_max_tokens, share="inject-corpus")
+                           output=self.outputs.output(stage),
+                           output_max=self.s.answer_max_tokens, share=f"{INJECT}-corpus")
 
     def _mode(self, question: Question, mode: str) -> list[PlannedCall]:
-        family, _, strategy = mode.partition(":")
-        if mode == NAVAGENT:
-            return self._navagent(question)
+        if self.s.registry.traits(mode).shown == "answer":
+            return self._conversation(question, mode)
+        shape = self.s.registry.shape(mode)
         calls: list[PlannedCall] = []
-        if family == "navindex":
-            calls.extend(self._scan(question))
-        if strategy == "titles":
+        if shape.before_answer == "index_scan":
+            calls.extend(self._scan(question, mode))
+        elif shape.before_answer == "titles_pick":
             calls.append(self._titles(question, mode))
-        payload, provisions = self._payload(strategy)
+        payload, provisions = self._payload(shape)
         stage = answer_stage(mode)
         calls.append(PlannedCall(mode, stage, self.s.answer_model, 1, cached=0,
                                  uncached=self._answer_input(question, payload, provisions),
@@ -289,14 +290,14 @@ class _Planner:
                                  output_max=self.s.answer_max_tokens))
         return calls
 
-    def _payload(self, strategy: str) -> tuple[float, float]:
+    def _payload(self, shape: CallShape) -> tuple[float, float]:
         """Payload tokens and how many provisions carry them."""
         budget = float(self.settings.payload_budget_tokens)
         k = self.settings.k
-        if strategy == "chunks":
+        if shape.payload == "chunks":
             chunks = min(budget, k * CHUNK_TOKENS)
             return chunks, chunks / CHUNK_TOKENS
-        if strategy in ("embed", "hybrid", "rerank"):
+        if shape.payload == "units":
             units = min(budget, k * self.sizes.unit_tokens)
             return units, units / self.sizes.unit_tokens
         return budget, budget / self.sizes.leaf_tokens
@@ -306,27 +307,27 @@ class _Planner:
         chars = empty + payload * CHARS_PER_TOKEN + provisions * self.sizes.leaf_tag_chars
         return estimate_tokens(answer_system()) + math.ceil(chars / CHARS_PER_TOKEN)
 
-    def _scan(self, question: Question) -> list[PlannedCall]:
+    def _scan(self, question: Question, mode: str) -> list[PlannedCall]:
         cap, model = self.settings.node_cap, self.settings.scan_model
         instructions = load_prompt("scan_system").render(max_nodes=str(cap))
         prefix = _tool_tokens(select_nodes_tool(cap)) + estimate_tokens(instructions)
         user = estimate_tokens(scan_user(question.question, cap))
         output = self.outputs.output(SCAN_STAGE)
         if self.sizes.scan_block_tokens <= self.settings.scan_budget_tokens:
-            return [PlannedCall("navindex", SCAN_STAGE, model, 1,
+            return [PlannedCall(mode, SCAN_STAGE, model, 1,
                                 cached=prefix + self.sizes.scan_block_tokens, uncached=user,
                                 output=output, output_max=SCAN_MAX_TOKENS, share="scan-index")]
         most = self.settings.max_scan_documents
         picked = min(most, len(self.sizes.document_lines)) * self.sizes.entry_tokens
         pick = PlannedCall(
-            "navindex", DOCUMENTS_STAGE, model, 1, cached=0,
+            mode, DOCUMENTS_STAGE, model, 1, cached=0,
             uncached=(_tool_tokens(select_documents_tool(most))
                       + estimate_tokens(documents_system(most))
                       + estimate_tokens(documents_user(question.question,
                                                        self.sizes.document_lines, most))),
             output=self.outputs.output(DOCUMENTS_STAGE), output_max=SCAN_MAX_TOKENS)
         # Each question scans the documents it picked: its block is written, seldom read.
-        scan = PlannedCall("navindex", SCAN_STAGE, model, 1, cached=prefix + round(picked),
+        scan = PlannedCall(mode, SCAN_STAGE, model, 1, cached=prefix + round(picked),
                            uncached=user, output=output, output_max=SCAN_MAX_TOKENS,
                            share=f"scan-{question.id}")
         return [pick, scan]
@@ -346,24 +347,27 @@ class _Planner:
         return [f"{node.node_id} | {node.doc_id} | {node.clause_reference} | {node.title}"
                 for index in self.s.indexes for node in index.nodes if _is_provision(node)]
 
-    def _navagent(self, question: Question) -> list[PlannedCall]:
-        """Navigation turns up to the budgets, then the answering turn over what was read."""
+    def _conversation(self, question: Question, mode: str) -> list[PlannedCall]:
+        """A mode that answers as it navigates: navigation turns up to the budgets (its
+        ``<family>.turnN`` stages), then the answering turn over what was read."""
         turns = self.settings.agent_turns
+        answer_at = answer_stage(mode)
+        prefix = f"{answer_at.rpartition('.')[0]}.turn"
         per_item = {stage: count for stage, count in self.outputs.calls_per_item.items()
-                    if stage.startswith(f"{NAVAGENT}.turn")}
+                    if stage.startswith(prefix)}
         navigation = self.settings.agent_tokens
         found: list[PlannedCall] = []
-        counts = per_item or {f"{NAVAGENT}.turn{n}": 1.0 for n in range(1, turns + 1)}
+        counts = per_item or {f"{prefix}{n}": 1.0 for n in range(1, turns + 1)}
         total = sum(counts.values()) or 1.0
         for stage, count in counts.items():
-            found.append(PlannedCall(NAVAGENT, stage, self.s.answer_model, count, cached=0,
+            found.append(PlannedCall(mode, stage, self.s.answer_model, count, cached=0,
                                      uncached=round(navigation / total),
                                      output=self.outputs.output(stage), output_max=1024))
         answer = self._answer_input(question, self.settings.payload_budget_tokens,
                                     self.settings.payload_budget_tokens / self.sizes.leaf_tokens)
-        found.append(PlannedCall(NAVAGENT, f"{NAVAGENT}.answer", self.s.answer_model, 1,
+        found.append(PlannedCall(mode, answer_at, self.s.answer_model, 1,
                                  cached=0, uncached=answer,
-                                 output=self.outputs.output(f"{NAVAGENT}.answer"),
+                                 output=self.outputs.output(answer_at),
                                  output_max=self.s.answer_max_tokens))
         return found
 
@@ -378,7 +382,7 @@ class _Planner:
         fixed = (_tool_tokens(verdict_tool(protocol == "forced"))
                  + estimate_tokens(system.render()))
         empty = len(judge_user(question.question, "", "", reference))
-        answers = (self.outputs.output("inject.answer")
+        answers = (self.outputs.output(answer_stage(INJECT))
                    + self.outputs.output(answer_stage(mode)))
         user = math.ceil((empty + answers * CHARS_PER_TOKEN) / CHARS_PER_TOKEN)
         user_max = math.ceil((empty + 2 * self.s.answer_max_tokens * CHARS_PER_TOKEN)

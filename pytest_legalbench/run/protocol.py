@@ -20,6 +20,9 @@ RECORD_PROPERTY = "legalbench_record"
 #: The ``user_properties`` name an item's id travels under beside its record (the controller
 #: of a worker on another host journals the item by it).
 ITEM_PROPERTY = "legalbench_item"
+#: The ``user_properties`` name an item that failed with an error carries its error under
+#: (``results.item_errors.ItemError``'s fields: item, mode, question_id, error).
+ERROR_PROPERTY = "legalbench_error"
 
 
 class Record(Protocol):

@@ -1,9 +1,11 @@
 """The QA product's items: the mode's answer, inject's answer, the paired judge, scores.
 
-A ``QaRunner`` lives for a session (one per xdist worker). It builds each mode once, answers
-each question with inject once (every mode paired with that question reuses the answer), and
-records every model call into cassettes: inject's answer into the question's own cassette, the
-mode's retrieval and answer and the judge's calls into the item's.
+A ``QaRunner`` lives for a session (one per xdist worker). It builds each mode once through
+the session's mode registry, answers each question with the baseline (inject) once (every
+mode paired with that question reuses the answer), and records every model call into
+cassettes: the baseline's answer into the question's own cassette, the mode's retrieval and
+answer and the judge's calls into the item's. A mode that cannot be built, or a user's
+retriever that fails, fails every item of that mode with the same error.
 """
 
 from __future__ import annotations
@@ -25,15 +27,15 @@ from pytest_legalbench.llm.pending_calls import both
 from pytest_legalbench.llm.prompts import REFUSAL
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable, Retrieval
 from pytest_legalbench.modes.inject_scope import ScopedInject, set_name
-from pytest_legalbench.modes.registry import build_mode
+from pytest_legalbench.modes.registry import BASELINE, ModeRegistry, default_registry
+from pytest_legalbench.modes.retriever_failures import RetrieverFailed
+from pytest_legalbench.modes.traits import ModeTraits
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.results.evaluation import Scorer
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
-from pytest_legalbench.results.retrieved import provision_spans
+from pytest_legalbench.results.retrieved import provision_spans, unlocated_passages
 from pytest_legalbench.run.answering import respond
 from pytest_legalbench.run.items import Case
-
-INJECT = "inject"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class _Answer:
     text: str
     calls: tuple[Call, ...]
     retrieval: Retrieval
+    traits: ModeTraits
 
 
 @dataclass(frozen=True)
@@ -71,14 +74,17 @@ class QaRunner:
     def __init__(self, documents: Sequence[Document], indexes: Sequence[DocumentIndex],
                  client: ModelClient, settings: QaSettings, *,
                  cassettes: CassettePlan | None = None, cache_dir: Path | None = None,
-                 vector_record: Path | None = None) -> None:
+                 vector_record: Path | None = None, registry: ModeRegistry | None = None,
+                 ) -> None:
         self.corpus = Corpus(tuple(documents), tuple(indexes), cache_dir,
                              vector_record=vector_record)
         self.client = client
         self.settings = settings
         self.cassettes = cassettes
+        self.registry = registry if registry is not None else default_registry()
+        """Where modes are built from: the built-in ones and those the session registered."""
         self.scorer = Scorer({d.doc_id: d.text for d in documents}, indexes)
-        self._modes: dict[str, Mode | ModeUnavailable] = {}
+        self._modes: dict[str, Mode | ModeUnavailable | RetrieverFailed] = {}
         self._inject: dict[str, _Answer] = {}
         self._scoped: ScopedInject | None = None
 
@@ -94,15 +100,17 @@ class QaRunner:
         return not is_system(mode)
 
     def mode(self, name: str) -> Mode:
-        """The mode called ``name``, built on first use; ModeUnavailable when it cannot run."""
+        """The mode called ``name``, built on first use; ModeUnavailable when it cannot run,
+        RetrieverFailed when a user's retriever could not be made."""
         if name not in self._modes:
             try:
-                self._modes[name] = build_mode(name, self.corpus, self.settings.mode_settings,
-                                               self.client)
-            except ModeUnavailable as error:
+                self._modes[name] = self.registry.build(name, self.corpus,
+                                                        self.settings.mode_settings,
+                                                        self.client)
+            except (ModeUnavailable, RetrieverFailed) as error:
                 self._modes[name] = error
         built = self._modes[name]
-        if isinstance(built, ModeUnavailable):
+        if isinstance(built, ModeUnavailable | RetrieverFailed):
             raise built
         return built
 
@@ -111,7 +119,7 @@ class QaRunner:
         the cassettes of different modules apart."""
         question = case.question
         with recorded(self.cassettes, group, case.id):
-            if case.mode == INJECT:
+            if self.registry.traits(case.mode).baseline:
                 inject = self.inject_answer(question, group)
                 return self._record(question, inject, self._keyfacts(question, inject.text))
             # Neither answer reads the other, so a batch run sends both in one phase
@@ -130,10 +138,11 @@ class QaRunner:
             return self._record(question, inject, inject_keys, paired)
 
     def inject_answer(self, question: Question, group: str = "benchmark") -> _Answer:
-        """Inject's answer to ``question``, answered once per session in its own cassette
-        (shared by every item of the question, whichever worker or mode needs it first)."""
+        """The baseline's answer to ``question``, answered once per session in its own
+        cassette (shared by every item of the question, whichever worker or mode needs it
+        first)."""
         if question.id not in self._inject:
-            with recorded(self.cassettes, f"{group}-{INJECT}", question.id):
+            with recorded(self.cassettes, f"{group}-{BASELINE}", question.id):
                 self._inject[question.id] = self._respond(self.inject_mode(question), question)
         return self._inject[question.id]
 
@@ -142,11 +151,12 @@ class QaRunner:
 
     def _respond(self, mode: Mode, question: Question) -> _Answer:
         seen = len(self.client.ledger)
-        # A mode that answers as it navigates (navagent) brings its answer; others are
-        # answered over what they retrieved.
+        # A mode that answers as it navigates brings its answer; others are answered over
+        # what they retrieved (the baseline over the whole corpus).
         retrieval, completion = respond(mode, question.question, self.client,
                                         self.settings.answer_model, question_id=question.id)
-        return _Answer(completion.text, self.client.ledger.calls[seen:], retrieval)
+        return _Answer(completion.text, self.client.ledger.calls[seen:], retrieval,
+                       mode.traits)
 
     def _keyfacts(self, question: Question, text: str) -> KeyFacts:
         score = score_answer(text, question.must_contain, out_of_scope=question.out_of_scope,
@@ -155,12 +165,13 @@ class QaRunner:
 
     def _record(self, question: Question, inject: _Answer, inject_keys: KeyFacts,
                 paired: _Paired | None = None) -> ItemRecord:
-        retrieval = (paired.answer if paired is not None else inject).retrieval
+        answered = paired.answer if paired is not None else inject
+        retrieval = answered.retrieval
         scored = self.scorer.score(question, retrieval.mode, retrieval.provisions,
                                    retrieval.payload_tokens, retrieval.scan_tokens)
         judged = paired.judged if paired is not None else None
         inject_scored = (scored if paired is None else self.scorer.score(
-            question, INJECT, inject.retrieval.provisions, inject.retrieval.payload_tokens))
+            question, BASELINE, inject.retrieval.provisions, inject.retrieval.payload_tokens))
         return ItemRecord(
             question_id=question.id, kind=question.kind, practice_area=question.practice_area,
             difficulty=question.difficulty, mode=retrieval.mode, question=question.question,
@@ -181,4 +192,6 @@ class QaRunner:
             judge_calls=paired.judge_calls if paired is not None else (),
             transaction_set=set_name(question.documents, self.corpus.documents),
             inject_scope=inject.retrieval.scope, mode_scope=retrieval.scope,
-            inject_recall=inject_scored.recall)
+            inject_recall=inject_scored.recall,
+            mode_traits=answered.traits, unlocated=unlocated_passages(retrieval.provisions),
+            payload_cut=retrieval.cut)

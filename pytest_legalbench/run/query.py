@@ -16,8 +16,7 @@ from pytest_legalbench.llm.call_types import Completion
 from pytest_legalbench.llm.client import ClientConfig, ModelClient
 from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, Retrieval
-from pytest_legalbench.modes.names import parse_mode
-from pytest_legalbench.modes.registry import build_mode
+from pytest_legalbench.modes.registry import ModeRegistry, default_registry
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.run.answering import respond
 from pytest_legalbench.run.backend import open_backend
@@ -42,18 +41,22 @@ def query_session(documents: Sequence[Document], indexes: Sequence[DocumentIndex
                   progress: Callable[[str], None] | None = None,
                   server_kind: str | None = None,
                   timeout_s: float | None = None,
-                  vector_record: Path | None = None) -> Iterator[QuerySession]:
+                  vector_record: Path | None = None,
+                  registry: ModeRegistry | None = None) -> Iterator[QuerySession]:
     """Open the backend and client, and build ``mode`` once for every question of a run
     (``timeout_s``: seconds a call may take, None for the client's default; ``vector_record``:
-    a folder of recorded vectors read after the cache)."""
+    a folder of recorded vectors read after the cache; ``registry``: where ``mode`` is found,
+    by default the built-in modes and installed packages')."""
     config = configured_backend(backend, os.environ, base_url=base_url, timeout_s=timeout_s)
     corpus = Corpus(tuple(documents), tuple(indexes),
                     None if cache_dir is None else Path(cache_dir), progress, vector_record)
     ledger = Ledger()
     with open_backend(config, settings.context_window, server_kind) as live, \
             ModelClient(live, ledger) as client:
+        modes = registry if registry is not None else default_registry(timeout_s)
+
         def build(on: ModelClient) -> Mode:
-            return build_mode(parse_mode(mode), corpus, settings, on)
+            return modes.build(mode, corpus, settings, on)
 
         yield QuerySession(build(client), client, ledger, live, build)
 

@@ -16,12 +16,14 @@ from pytest_legalbench.files.record_json import from_builtins
 from pytest_legalbench.gandr.record import GandrRecord, all_calls
 from pytest_legalbench.gandr.report import write_gandr_report
 from pytest_legalbench.gandr.summary import gandr_lines, summarise_gandr
+from pytest_legalbench.gandr.systems import is_system
 from pytest_legalbench.ingest.document import CorpusError
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.llm.backend import takes_sampling
 from pytest_legalbench.llm.ledger import Call
 from pytest_legalbench.llm.pricing import PriceCard, load_price_card
 from pytest_legalbench.llm.server_capabilities import capabilities, rules_text
+from pytest_legalbench.results.item_errors import ItemError, error_lines, item_error
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.provision_table import provision_table
 from pytest_legalbench.results.report_files import write_report
@@ -67,6 +69,8 @@ class SessionEnd:
     """The run's modes in the order it named them (its comparisons follow it)."""
     selection: QuestionSelection | None = None
     """The question set and the sample the run drew."""
+    errors: tuple[ItemError, ...] = ()
+    """Items that failed with an error instead of producing a record."""
 
     @property
     def partial(self) -> str:
@@ -82,9 +86,13 @@ class _Parts:
     gandr: list[GandrRecord] = field(default_factory=list)
 
 
-def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
+def finish_session(envelopes: Sequence[object], end: SessionEnd,
+                   errors: Sequence[object] = ()) -> list[str]:
     """The summary lines of a session's records, product by product (and the report files,
-    report.html last, if a folder was asked for)."""
+    report.html last, if a folder was asked for); ``errors``, the ``legalbench_error``
+    properties of items that failed, are counted and listed (a QA run's in its summary)."""
+    failed = tuple(found for found in map(item_error, errors) if found is not None)
+    end = dataclasses.replace(end, errors=failed)
     by_product: dict[str, list[Mapping[str, Any]]] = {}
     for value in envelopes:
         found = unwrap(value)
@@ -101,6 +109,9 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd) -> list[str]:
     for product, finish in _FINISHERS.items():
         if by_product.get(product):
             lines += finish(by_product[product], end, card, parts)
+    unlisted = [e for e in failed if not by_product.get("qa") or is_system(e.mode)]
+    if unlisted:
+        lines += ["", *error_lines(unlisted)]
     if end.report_dir is not None and (parts.qa is not None or parts.gandr):
         page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
         lines.append(f"report: {page} (one page, open it in a browser)")
@@ -137,7 +148,8 @@ def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
     records = [from_builtins(ItemRecord, raw, what="a qa record") for raw in raw_records]
     backend = _backend(records)
     models = _models(records, end.answer_model)
-    summary = summarise(records, card, backend=backend, models=models, order=end.modes)
+    summary = summarise(records, card, backend=backend, models=models, order=end.modes,
+                        errors=[e for e in end.errors if not is_system(e.mode)])
     lines = ["", _title("legalbench summary", end), *summary_lines(summary)]
     if end.selection is not None:
         lines.append(f"questions: {end.selection.text()}")

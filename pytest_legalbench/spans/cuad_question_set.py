@@ -26,7 +26,7 @@ from pytest_legalbench.files.atomic_write import write_text_atomic
 from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.files.locations import manifests_dir
 from pytest_legalbench.files.record_json import from_builtins, to_builtins
-from pytest_legalbench.ingest import cuad_manifest, decoding, questions
+from pytest_legalbench.ingest import cuad_manifest, decoding, questions, text_location
 from pytest_legalbench.ingest.document import CorpusError
 from pytest_legalbench.judging import keyfacts
 from pytest_legalbench.spans import (
@@ -50,7 +50,7 @@ SET_FILE = "set.json"
 # The code whose output the set is: a change to any of it makes a new set.
 _GENERATING_MODULES: tuple[ModuleType, ...] = (
     cuad_questions, cuad_categories, cuad_facts, contract_names, cuad_import, excerpt_location,
-    keyfacts, questions, cuad_manifest, decoding,
+    text_location, keyfacts, questions, cuad_manifest, decoding,
 )
 
 

@@ -254,6 +254,28 @@ def test_retrieve_prints_one_contract_line_per_question(
     assert "either a question or --questions" in capsys.readouterr().err
 
 
+def test_retrieve_reads_a_folder_of_question_files_too(
+        deal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "questions"
+    folder.mkdir()
+    for identifier, question in (("late", "What interest applies to late payments?"),
+                                 ("law", "What law governs?")):
+        (folder / f"{identifier}.yaml").write_text(
+            f"id: {identifier}\nquestion: {question}\nreference: x\nkind: lookup\n"
+            f"documents: [msa]\nevidence: [{{doc_id: msa, quote: Late amounts bear interest}}]\n"
+            f"must_contain: [1%]\ndifficulty: easy\n"
+            f"practice_area: commercial\n", encoding="utf-8")
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--questions",
+                 str(folder)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(line["id"], line["question"]) for line in lines] == [
+        ("late", "What interest applies to late payments?"), ("law", "What law governs?")]
+    (folder / "late.yaml").write_text("id: late\n", encoding="utf-8")
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--questions",
+                 str(folder)]) == 2
+    assert "late.yaml" in capsys.readouterr().err
+
+
 def test_stats_reports_the_caching_crossover(deal: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = _stats(capsys, "--docs", str(deal), "--no-cache")
     crossover = report["crossover"]
@@ -382,3 +404,44 @@ def test_ask_names_a_llama_cpp_server_and_the_counts_it_did_not_report(
                                 "model": "SmolLM2-135M-Instruct.Q4_1.gguf"}
     assert report["calls"][0]["unreported"] == ["cache_creation_input_tokens"]
     assert isinstance(sent, dict) and isinstance(sent["system"], str)  # blocks joined
+
+
+OWN_CONFTEST = '''
+from pytest_legalbench import Passage
+
+
+class Fees:
+    def __init__(self, corpus):
+        self.doc = corpus.document("msa")
+
+    def retrieve(self, question):
+        return [Passage(doc_id=self.doc.doc_id, text="Late amounts bear interest at 1% per month.")]
+
+
+def pytest_legalbench_modes():
+    return {"fees": Fees}
+'''
+
+
+def test_a_conftest_names_a_retriever_of_your_own_for_the_command(
+        deal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conftest = tmp_path / "conftest.py"
+    conftest.write_text(OWN_CONFTEST, encoding="utf-8")
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--conftest",
+                 str(conftest), "--mode", "fees", "What interest applies to late payments?"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["mode"] == "fees"
+    provision, = line["provisions"]
+    source = (deal / "msa.txt").read_text(encoding="utf-8")
+    # Located in its document, and cited by the clause that holds it.
+    assert source[provision["start"]:provision["end"]] == provision["text"]
+    assert provision["clause"] == "2.2"
+    # Without the conftest the name is unknown; a file with no hook is named.
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--mode", "fees",
+                 "Q?"]) == 2
+    assert "unknown mode 'fees'" in capsys.readouterr().err
+    (tmp_path / "empty.py").write_text("", encoding="utf-8")
+    assert main(["retrieve", "--docs", str(deal), "--no-cache", "-q", "--conftest",
+                 str(tmp_path / "empty.py"), "--mode", "fees", "Q?"]) == 2
+    assert f"--conftest {tmp_path / 'empty.py'}: defines no pytest_legalbench_modes() hook" in (
+        capsys.readouterr().err)

@@ -116,12 +116,12 @@ def test_a_version_1_journal_gives_back_its_records(version_1: Path) -> None:
         assert f"{record.question_id}-{record.mode}" == item
 
 
-@pytest.mark.parametrize(("name", "command"), [
-    ("results.json", ["report"]), ("results.json", ["compare"]),
-    ("gandr-results.json", ["gandr-summary"])])
+@pytest.mark.parametrize(("name", "command", "current"), [
+    ("results.json", ["report"], 3), ("results.json", ["compare"], 3),
+    ("gandr-results.json", ["gandr-summary"], 2)])
 def test_a_file_of_a_newer_version_is_refused_in_one_line(
         version_1: Path, capsys: pytest.CaptureFixture[str], name: str,
-        command: list[str]) -> None:
+        command: list[str], current: int) -> None:
     path = version_1 / name
     current = (RESULTS_LAYOUT if name == "results.json" else GANDR_RESULTS_LAYOUT).version
     data = json.loads(path.read_text(encoding="utf-8"))

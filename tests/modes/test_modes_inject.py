@@ -10,7 +10,7 @@ from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import Corpus, ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.inject import InjectMode
 from pytest_legalbench.modes.inject_context import inject_context
-from pytest_legalbench.run.answering import answer
+from pytest_legalbench.run.answering import respond
 from pytest_legalbench.tokens import estimate_tokens
 from tests.support.modes_samples import lease_corpus, lease_documents, reference_client
 
@@ -44,13 +44,16 @@ def test_a_corpus_over_the_context_window_is_refused() -> None:
 def test_the_answer_goes_over_the_cached_documents() -> None:
     corpus = lease_corpus()
     mode = InjectMode(corpus, ModeSettings())
-    retrieval = mode.retrieve("What law governs the lease?")
+    assert mode.traits.shown == "corpus" and mode.traits.baseline
     with reference_client() as client:
-        completion = answer(retrieval, "What law governs the lease?", client, "m",
-                            question_id="q1", inject_context=mode.context)
-        with pytest.raises(ValueError, match="inject context"):
-            answer(retrieval, "What law governs the lease?", client, "m")
+        retrieval, completion = respond(mode, "What law governs the lease?", client, "m",
+                                        question_id="q1")
         calls = client.ledger.calls
+        # A mode that says it shows the corpus must have one to show.
+        contextless = type("Contextless", (), {"name": "x", "traits": mode.traits,
+                                               "retrieve": mode.retrieve})()
+        with pytest.raises(TypeError, match="shows the whole corpus, but has no context"):
+            respond(contextless, "q?", client, "m")
     assert "Delaware" in completion.text
     assert [(c.stage, c.question_id) for c in calls] == [("inject.answer", "q1")]
     assert calls[0].usage.cache_creation_input_tokens >= retrieval.payload_tokens

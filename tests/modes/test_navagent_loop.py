@@ -23,7 +23,7 @@ from pytest_legalbench.modes.base import AnsweringMode, ModeSettings, Provision
 from pytest_legalbench.modes.index_tools.specs import TOOL_SPECS
 from pytest_legalbench.modes.navagent import NavagentMode, searcher_of
 from pytest_legalbench.modes.navembed import ClosureMode
-from pytest_legalbench.run.answering import answer, respond
+from pytest_legalbench.run.answering import respond
 from tests.support.modes_samples import LEASE, LEASE_AMENDMENT, WordEmbedder, two_deal_corpus
 
 RENT = "What is the monthly rent?"
@@ -228,8 +228,12 @@ def test_respond_takes_navagent_s_own_answer() -> None:
     retrieval, completion = respond(mode, RENT, client, "m9", question_id="q7")  # type: ignore[arg-type]
     assert completion == Completion("its answer", "m9", "end_turn", completion.usage, 0.0)
     assert [c.model for c in client.ledger.calls] == ["m9", "m9"]
-    with pytest.raises(ValueError, match="navagent answers as it navigates"):
-        answer(retrieval, RENT, client, "m9")  # type: ignore[arg-type]
+    assert mode.traits.shown == "answer" and retrieval.mode == "navagent"
+    # A mode that says it answers as it navigates must be able to.
+    unanswering = type("Unanswering", (), {"name": "x", "traits": mode.traits,
+                                           "retrieve": mode.retrieve})()
+    with pytest.raises(TypeError, match="answers as it navigates, but has no answer"):
+        respond(unanswering, RENT, client, "m9")  # type: ignore[arg-type]
     # retrieve() navigates with the scanning model (the answering model outside a benchmark).
     again = ScriptedClient(["nothing to read"])
     _mode(again, scan_model="scanner").retrieve(RENT)

@@ -12,6 +12,7 @@ import pytest
 from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.comparison import (
     MetricChange,
     NothingToCompare,
@@ -69,7 +70,7 @@ def _record(question: str, mode: str, verdict: str, facts: KeyFacts, *,
         keyfacts_inject=PASS, keyfacts_mode=facts, evidence_recall=recall, node_ids=(),
         payload_tokens=100, scan_tokens=0,
         inject_calls=(Call("inject.answer", "m", Usage(input_tokens=9000), 0.1, "reference"),),
-        mode_calls=(call,), judge_calls=())
+        mode_calls=(call,), judge_calls=(), mode_traits=builtin_traits(mode))
 
 
 def _header(**changes: object) -> RunHeader:

@@ -73,7 +73,7 @@ def test_inject_is_cheaper_exactly_below_break_even(corpus: int, payload: Fracti
 @given(tokens, tokens, tokens, cards)
 def test_navindex_verdict_follows_its_break_even(corpus: int, index: int, payload: int,
                                                  prices: Prices) -> None:
-    verdict = navindex_verdict(corpus, index, payload, prices)
+    verdict = navindex_verdict(corpus, index, payload, prices, "navindex")
     break_even = navindex_break_even(index, payload, prices)
     assert break_even is not None
     expected = "inject" if corpus < break_even else "navindex" if corpus > break_even else TIE
@@ -88,7 +88,7 @@ def test_verdict_explains_the_numbers_and_the_ttl_caveat() -> None:
     # Each dollar figure is named by its arm, so the cheaper one can be read off.
     assert "(navembed+xref $0.0145 vs inject $0.0486 context input" in verdict.explanation
     assert "5-minute" in verdict.explanation and "\n" not in verdict.explanation
-    small = navindex_verdict(30_000, 12_000, 3_000, DEFAULT)
+    small = navindex_verdict(30_000, 12_000, 3_000, DEFAULT, "navindex")
     assert small.cheaper == "inject"
     assert "index 12,000 + 10 x payload 3,000 = 42,000 tokens" in small.explanation
     assert "is below it" in small.explanation
@@ -111,7 +111,7 @@ def test_free_cache_reads_have_no_break_even_and_inject_costs_nothing() -> None:
     assert verdict.cheaper == "inject" and verdict.break_even_tokens is None
     assert "no finite break-even" in verdict.explanation
     everything_free = Prices(Decimal(0), Decimal(0), Decimal(0), Decimal(0))
-    assert navindex_verdict(10**6, 10, 10, everything_free).cheaper == TIE
+    assert navindex_verdict(10**6, 10, 10, everything_free, "navindex").cheaper == TIE
 
 
 @pytest.mark.parametrize(("corpus", "payload", "mode", "error", "match"), [

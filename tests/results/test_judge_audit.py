@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.judge_audit import (
     REQUIRED_COLUMNS,
@@ -100,7 +101,8 @@ def _record(question_id: str, mode: str, verdict: str | None) -> ItemRecord:
         judge="reference-anchored", inject_answer="30 days", mode_answer="thirty days",
         raw_forward="A", raw_reverse="tie", verdict=verdict, keyfacts_inject=facts,
         keyfacts_mode=facts, evidence_recall=1.0, node_ids=(), payload_tokens=40,
-        scan_tokens=0, inject_calls=(call,), mode_calls=(), judge_calls=())
+        scan_tokens=0, inject_calls=(call,), mode_calls=(), judge_calls=(),
+        mode_traits=builtin_traits(mode))
 
 
 def test_round_trip_through_write_report(tmp_path: Path) -> None:

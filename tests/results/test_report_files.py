@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from pytest_legalbench.files.record_json import from_builtins, to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.cost_chart import INJECT_COLD, INJECT_WARM, cumulative_costs
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.report_files import _nested_lines, summary_markdown, write_report
@@ -75,7 +76,7 @@ def _record(question_id: str, mode: str, *, verdict: str | None,
         keyfacts_inject=_facts(0, 0, declined=True) if control else _facts(2, 0),
         keyfacts_mode=mode_facts, evidence_recall=recall, node_ids=("n1", "n2"),
         payload_tokens=1234, scan_tokens=0, inject_calls=INJECT[question_id],
-        mode_calls=mode_calls, judge_calls=JUDGE)
+        mode_calls=mode_calls, judge_calls=JUDGE, mode_traits=builtin_traits(mode))
 
 
 def _records() -> list[ItemRecord]:

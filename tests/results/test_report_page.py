@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.html_page import data_island, page
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.recall_chart import recall_points, recall_svg
@@ -29,7 +30,7 @@ def test_the_data_island_cannot_close_its_script_element() -> None:
 
 def _record(mode: str, recall: float | None, payload: int) -> ItemRecord:
     return replace(make_record(1, "tie", PASS, PASS), mode=mode, evidence_recall=recall,
-                   payload_tokens=payload)
+                   payload_tokens=payload, mode_traits=builtin_traits(mode))
 
 
 def test_the_recall_chart_leaves_out_inject_and_items_without_evidence() -> None:

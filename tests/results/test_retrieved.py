@@ -10,6 +10,7 @@ import pytest
 from pytest_legalbench.files.record_json import from_builtins, to_builtins
 from pytest_legalbench.ingest.questions import Evidence
 from pytest_legalbench.llm.ledger import Call, Usage
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.evidence import Span, evidence_recall
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.provision_table import Excerpts, provision_table
@@ -74,7 +75,7 @@ def _record(mode: str, provisions: tuple[ProvisionSpan, ...]) -> ItemRecord:
         raw_forward=None, raw_reverse=None, verdict="tie", keyfacts_inject=facts,
         keyfacts_mode=facts, evidence_recall=1.0, node_ids=tuple(p.node_id for p in provisions),
         payload_tokens=1, scan_tokens=0, inject_calls=(call,), mode_calls=(call,),
-        judge_calls=(), provisions=provisions,
+        judge_calls=(), mode_traits=builtin_traits(mode), provisions=provisions,
         evidence=(QuoteCheck("lic", "q", True, (QuoteMark("lic:1.1", 0, 3),)),))
 
 

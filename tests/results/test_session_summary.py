@@ -5,6 +5,7 @@ from __future__ import annotations
 from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.summarise import summarise
 from pytest_legalbench.results.summary_lines import summary_lines
@@ -30,7 +31,8 @@ def _record(qid: str, verdict: str | None, *, kind: str = "lookup", mode: str = 
         inject_calls=(_call("inject.answer", 100, cache_read=10_000),),
         mode_calls=() if mode == "inject" else (_call("navindex.scan", 5000),
                                                 _call("navindex.answer", 1000)),
-        judge_calls=() if verdict is None else (_call("judge.forward", 50),))
+        judge_calls=() if verdict is None else (_call("judge.forward", 50),),
+        mode_traits=builtin_traits(mode))
 
 
 def test_forced_runs_tally_splits_apart_and_add_the_binomial_test() -> None:

@@ -17,11 +17,13 @@ from pytest_legalbench.files.record_json import RecordError, from_builtins, to_b
 from pytest_legalbench.judging.pairing import Tally
 from pytest_legalbench.llm.ledger import USAGE_FIELDS
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.crossover import (
     conversation_verdict,
     navigate_verdict,
     navindex_verdict,
 )
+from pytest_legalbench.results.item_errors import ItemError
 from pytest_legalbench.results.reported_rate import ReportedRate
 from pytest_legalbench.results.results_file import read_run
 from pytest_legalbench.results.summary import (
@@ -95,7 +97,9 @@ def _modes(draw: st.DrawFn, mode: str) -> ModeSummary:
         footprint=Footprint(*(draw(st.integers(0, 10**8)) for _ in range(4))),
         cost=Costs(draw(_DOLLARS), draw(_DOLLARS), draw(_DOLLARS)),
         payload_tokens_mean=round(draw(st.floats(0, 1e6)), 1),
-        crossover=None if mode == "inject" else draw(_crossovers(mode)))
+        crossover=None if mode == "inject" else draw(_crossovers(mode)),
+        mode_traits=builtin_traits(mode), payload_cuts=draw(_COUNT), passages_cut=draw(_COUNT),
+        unlocated_passages=draw(_COUNT))
 
 
 @st.composite
@@ -107,7 +111,10 @@ def _summaries(draw: st.DrawFn) -> Summary:
                            "judge": draw(st.text(min_size=1, max_size=12))},
                    price_card=draw(st.sampled_from(("default v1", "card \u00e9"))),
                    modes=tuple(draw(_modes(name)) for name in names),
-                   unreported=tuple(f for f in USAGE_FIELDS if draw(st.booleans())))
+                   unreported=tuple(f for f in USAGE_FIELDS if draw(st.booleans())),
+                   errors=tuple(ItemError(f"q{n}-{name}", name, f"q{n}", draw(st.text(max_size=40)))
+                                for n, name in enumerate(draw(st.lists(
+                                    st.sampled_from(names or ["mine"]), max_size=3)))))
 
 
 @settings(max_examples=150, deadline=None)
@@ -128,7 +135,8 @@ def test_a_summary_that_is_not_one_is_refused() -> None:
     summary = Summary("reference", {}, "default v1",
                       (ModeSummary("navindex", 0, None, None, None, None, (),
                                    KeyFactRates(ReportedRate.of(0, 0), None), None,
-                                   Footprint(0, 0, 0, 0), Costs(*[Decimal(0)] * 3), 0.0, None),))
+                                   Footprint(0, 0, 0, 0), Costs(*[Decimal(0)] * 3), 0.0, None,
+                                   builtin_traits("navindex")),))
     misfiled = to_builtins(summary)
     misfiled["modes"] = {"inject": misfiled["modes"]["navindex"]}  # type: ignore[index]
     with pytest.raises(RecordError, match="entry of mode 'navindex' is filed under 'inject'"):

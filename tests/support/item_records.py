@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_legalbench.llm.ledger import Call, Usage
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 
 PASS = KeyFacts(("x",), (), False, True)
@@ -20,4 +21,4 @@ def qa_record(number: int, verdict: str | None, inject: KeyFacts, mode: KeyFacts
         verdict=verdict, keyfacts_inject=inject, keyfacts_mode=mode, evidence_recall=0.5,
         node_ids=(), payload_tokens=100, scan_tokens=0,
         inject_calls=(Call("inject.answer", "m", Usage(input_tokens=1000), 0.1, "reference"),),
-        mode_calls=(call,), judge_calls=())
+        mode_calls=(call,), judge_calls=(), mode_traits=builtin_traits("navembed:hybrid"))

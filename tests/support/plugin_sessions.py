@@ -36,7 +36,7 @@ RECORD_KEYS = {"question_id", "kind", "practice_area", "mode", "question", "refe
                "inject_answer", "mode_answer", "raw_forward", "raw_reverse", "verdict",
                "keyfacts_inject", "keyfacts_mode", "evidence_recall", "node_ids",
                "payload_tokens", "scan_tokens", "inject_calls", "mode_calls", "judge_calls",
-               "provisions", "evidence"}
+               "provisions", "evidence", "mode_traits"}
 # Dumps every item's user_properties as JSON, which fails the session unless they are builtins.
 DUMP_CONFTEST = """
 import json

@@ -217,7 +217,7 @@
       (item.mode === "inject" ? "" : "; inject's: " + errorLabel(item.error_inject))}));
     box.appendChild(el("div", {class: "pair"}, [
       factsBlock("inject's answer", q.inject_answer, q.kf_inject, "inject"),
-      item.mode === "inject" ? el("div") : factsBlock(item.mode + "'s answer", item.answer, item.kf_mode, "mode")]));
+      item.baseline ? el("div") : factsBlock(item.mode + "'s answer", item.answer, item.kf_mode, "mode")]));
     if (item.verdict !== null) {
       box.appendChild(el("h4", {text: "Judge"}));
       box.appendChild(el("ul", {}, [
@@ -253,6 +253,18 @@
         : el("p", {class: "muted text", text: "whole document: its text is the corpus and is not copied into the report"}));
       box.appendChild(details);
     });
+    // A user's passages found in no document: shown to the model, outside evidence recall.
+    if ((item.unlocated || []).length) {
+      box.appendChild(el("h4", {text: "Unlocated passages (" + item.unlocated.length + "): shown to the model, not found in their documents, outside evidence recall"}));
+      item.unlocated.forEach(function (u) {
+        var details = el("details", {class: "provision unlocated"}, [el("summary", {text: "#" + u[0] + " · " + u[1] + " · unlocated"})]);
+        details.appendChild(el("pre", {class: "text", text: u[2]}));
+        box.appendChild(details);
+      });
+    }
+    if (item.cut) {
+      box.appendChild(el("p", {class: "muted", text: "payload budget: " + item.cut.cut + " of " + (item.cut.kept + item.cut.cut) + " passages (" + num(item.cut.cut_tokens) + " tokens) cut in rank order at " + num(item.cut.budget_tokens) + " tokens"}));
+    }
     box.appendChild(el("h4", {text: "Ledger"}));
     box.appendChild(ledger(q.inject_calls.concat(item.calls)));
     return box;
