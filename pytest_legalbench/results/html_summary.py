@@ -114,7 +114,7 @@ def mode_html(entry: ModeSummary) -> str:
                      f"; {escape(mode)} {escape(_READ.get(entry.scopes.mode, entry.scopes.mode))}")
     if entry.errors is not None:
         lines.append(f"error classes, {escape(mode)}: {escape(entry.errors.mode.text())}")
-        if mode != "inject":
+        if not entry.mode_traits.baseline:
             lines.append(f"error classes, inject: {escape(entry.errors.inject.text())}")
     parts.append("<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul></div>")
     return "".join(parts)

@@ -45,14 +45,14 @@ _READ = {"corpus": "the whole corpus", "set": "each question's transaction set",
 def scope_lines(summary: Summary) -> list[str]:
     """What each arm read: inject the corpus or each question's transaction set, the modes
     the whole corpus (``modes.inject_scope``)."""
-    scopes = [(entry.mode, entry.scopes) for entry in summary.modes if entry.scopes is not None]
+    scopes = [(entry, entry.scopes) for entry in summary.modes if entry.scopes is not None]
     if not scopes:
         return []
     inject = sorted({found.inject for _, found in scopes})
     modes: dict[str, list[str]] = {}
-    for mode, found in scopes:
-        if mode != "inject":
-            modes.setdefault(found.mode, []).append(mode)
+    for entry, found in scopes:
+        if not entry.mode_traits.baseline:
+            modes.setdefault(found.mode, []).append(entry.mode)
     read = inject[0] if len(inject) == 1 else "mixed"
     parts = [f"inject read {_READ.get(read, read)}"]
     parts += [f"{', '.join(names)} searched {_READ.get(scope, scope)}"
@@ -94,7 +94,7 @@ def mode_lines(entry: ModeSummary) -> list[str]:
                  + (f"; {mode} {rate_text(keys.mode)}" if keys.mode is not None else ""))
     if entry.errors is not None:
         lines.append(f"  errors, {mode}: {entry.errors.mode.text()}")
-        if mode != "inject":
+        if not entry.mode_traits.baseline:
             lines.append(f"  errors, inject: {entry.errors.inject.text()}")
     if entry.evidence_recall is not None:
         lines.append(f"  evidence recall {entry.evidence_recall:.3f}; mean payload "

@@ -11,6 +11,7 @@ import pytest
 from pytest_legalbench.commands.cli import main
 from pytest_legalbench.commands.power import power_plan
 from pytest_legalbench.llm.pricing import load_price_card
+from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.report_files import write_report
 from pytest_legalbench.results.summarise import summarise
@@ -143,7 +144,8 @@ def test_a_stored_run_takes_no_rates(tmp_path: Path, extra: list[str], message: 
 
 def test_a_run_without_two_arms_or_results_is_named(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    alone = [dataclasses.replace(r, mode="inject", mode_answer=None, keyfacts_mode=None)
+    alone = [dataclasses.replace(r, mode="inject", mode_answer=None, keyfacts_mode=None,
+                                 mode_calls=(), mode_traits=builtin_traits("inject"))
              for r in _records()]
     run = _stored_run(tmp_path / "inject", alone)
     assert main(["power", str(run)]) == 2

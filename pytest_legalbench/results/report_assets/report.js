@@ -214,7 +214,7 @@
     box.appendChild(el("p", {}, [el("strong", {text: "Reference: "}), q.reference === null ? "(none)" : q.reference]));
     box.appendChild(el("p", {class: "muted", text: [q.kind, q.area, q.difficulty, "judge " + item.judge].join(" · ")}));
     box.appendChild(el("p", {class: "muted", text: "error class: " + errorLabel(item.error) +
-      (item.mode === "inject" ? "" : "; inject's: " + errorLabel(item.error_inject))}));
+      (item.baseline ? "" : "; inject's: " + errorLabel(item.error_inject))}));
     box.appendChild(el("div", {class: "pair"}, [
       factsBlock("inject's answer", q.inject_answer, q.kf_inject, "inject"),
       item.baseline ? el("div") : factsBlock(item.mode + "'s answer", item.answer, item.kf_mode, "mode")]));
