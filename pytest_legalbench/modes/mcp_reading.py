@@ -63,8 +63,10 @@ def json_prefix(text: str) -> tuple[object, str]:
 
 
 def named_documents(text: str, doc_ids: Sequence[str]) -> list[str]:
-    """The corpus documents a result names by doc_id, in corpus order."""
-    return [doc_id for doc_id in doc_ids if doc_id and doc_id in text]
+    """The corpus documents a result names by doc_id (standing alone, not inside a longer
+    id), in corpus order."""
+    return [doc_id for doc_id in doc_ids if doc_id and re.search(
+        rf"(?<![\w.-]){re.escape(doc_id)}(?![\w-]|\.\w)", text)]
 
 
 class Locator:

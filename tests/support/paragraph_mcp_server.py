@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import re
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,8 +35,9 @@ def _sdk() -> tuple[int, Any, type[Exception]]:
         return 1, server.FastMCP, errors.ToolError
 
 
-def build(documents: dict[str, str], port: int | None) -> Any:
-    """The server over ``documents`` (doc_id to text)."""
+def build(documents: dict[str, str], port: int | None, stall: float = 0.0) -> Any:
+    """The server over ``documents`` (doc_id to text); ``stall``: seconds each read waits
+    (a server that hangs)."""
     major, server_class, tool_error = _sdk()
     options: dict[str, Any] = {"log_level": "WARNING"}
     if major == 1 and port is not None:
@@ -57,6 +59,7 @@ def build(documents: dict[str, str], port: int | None) -> Any:
     def read_passage(
             passage_id: Annotated[str, Field(description="a passage_id find_passages gave")],
             ) -> str:
+        time.sleep(stall)
         if passage_id not in passages:
             raise tool_error(f"no passage {passage_id!r}")
         doc_id, text = passages[passage_id]
@@ -74,12 +77,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--doc", action="append", default=[], metavar="DOC_ID=PATH")
     parser.add_argument("--http", type=int, default=None, metavar="PORT")
+    parser.add_argument("--stall", type=float, default=0.0, metavar="SECONDS")
     args = parser.parse_args()
     documents = {}
     for given in args.doc:
         doc_id, _, path = given.partition("=")
         documents[doc_id] = Path(path).read_text(encoding="utf-8")
-    server = build(documents, args.http)
+    server = build(documents, args.http, args.stall)
     if args.http is None:
         server.run("stdio")
     elif _sdk()[0] == 1:
