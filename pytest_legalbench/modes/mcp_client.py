@@ -19,11 +19,13 @@ import asyncio
 import atexit
 import importlib
 import importlib.metadata
+import os
+import sys
 import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 from pytest_legalbench.modes.mcp_servers import McpServer
 from pytest_legalbench.modes.retriever_failures import RetrieverProblem, one_line
@@ -188,12 +190,12 @@ async def _session(server: McpServer) -> AsyncIterator[Any]:
         if sdk_major() >= 2:
             from mcp import Client
 
-            async with Client(stdio_client(parameters)) as client:
+            async with Client(stdio_client(parameters, errlog=_server_log())) as client:
                 yield client
         else:
             from mcp import ClientSession
 
-            async with stdio_client(parameters) as (read, write), \
+            async with stdio_client(parameters, errlog=_server_log()) as (read, write), \
                     ClientSession(read, write) as session:
                 await session.initialize()
                 yield session
@@ -211,6 +213,20 @@ async def _session(server: McpServer) -> AsyncIterator[Any]:
                 ClientSession(read, write) as session:
             await session.initialize()
             yield session
+
+
+def _server_log() -> TextIO:
+    """Where a stdio server's stderr goes: this process's stderr when it is a file (not when
+    something captures it in memory, as pytest's capsys does), else the original stderr."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (AttributeError, OSError, ValueError):
+            continue
+    # Kept open as long as the server it serves lives.
+    return open(os.devnull, "w")
 
 
 def _reason(error: BaseException) -> str:
