@@ -104,6 +104,8 @@ class ServerReading(ToolConversation):
         self.mode = mode
         self.question_id = question_id
         self.names = {spec.name for spec in mode.specs}
+        # Per question: which occurrence of a repeated text was read is this question's.
+        self.locator = Locator(mode.documents)
 
     def _run(self, use: ToolUse) -> tuple[str, Mapping[str, object] | None]:
         if use.name not in self.names:
@@ -125,7 +127,7 @@ class ServerReading(ToolConversation):
         if outcome.is_error:
             self.dropped["tool_errors"] += 1
             return outcome.text or f"tool {use.name!r} failed (the server gave no message)", None
-        shown = self.mode.locator.provisions(outcome.text, self.mode.holder)
+        shown = self.locator.provisions(outcome.text, self.mode.holder)
         try:
             self.reading.take(shown)
         except OverBudget as over:
@@ -159,7 +161,7 @@ class McpMode:
                                  turns=settings.agent_turns)
         self.limits = Limits(turns=settings.agent_turns, tokens=settings.agent_tokens,
                              budget=settings.payload_budget_tokens)
-        self.locator = Locator(corpus.documents)
+        self.documents = corpus.documents
         self._indexes = {index.doc_id: index for index in corpus.indexes}
         self._titles = {d.doc_id: d.title for d in corpus.documents}
         self._by_id = {n.node_id: n for index in corpus.indexes for n in index.nodes}
