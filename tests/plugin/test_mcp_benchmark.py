@@ -110,3 +110,27 @@ def test_evaluate_navigates_an_mcp_server_beside_the_other_modes(
     report = json.loads(out)
     overall = report["modes"]["mcp:lease"]["overall"]
     assert overall["recall"] > 0 and 0 < overall["payload_tokens"] <= 6000
+
+
+def test_a_server_that_hangs_or_cannot_start_fails_its_items_in_one_line_each(
+        pytester: pytest.Pytester, shared_cache: Path) -> None:
+    (pytester.path / "project").mkdir()
+    docs, questions, doc_id = lease_project(pytester.path / "project")
+    shutil.copy(REPO / "benchmarks" / "test_legalbench.py", pytester.path / "test_bench.py")
+    stalls = server_command({doc_id: next(docs.iterdir())}, "--stall", "30")
+    result = pytester.runpytest_subprocess(
+        f"--legalbench-docs={docs}", f"--legalbench-questions={questions}",
+        f"--legalbench-cache-dir={shared_cache}", "--legalbench-backend=reference",
+        "--disable-recording", "-p", "no:cacheprovider", "-rN", "--legalbench-timeout=2",
+        f"--legalbench-mcp-server=stalls={stalls}",
+        f"--legalbench-mcp-server=gone={pytester.path / 'no-such-server'}",
+        "--mode=mcp:stalls", "--mode=mcp:gone", "--legalbench-report=out", timeout=300)
+    result.assert_outcomes(errors=2 * len(QUESTIONS))
+    output = result.stdout.str()
+    for question in QUESTIONS:
+        assert output.count(f"mode 'mcp:stalls', question '{question}': tool 'read_passage' "
+                            f"took longer than the timeout of 2 s (--legalbench-timeout)") == 1
+    assert "mode 'mcp:gone', the question: MCP server 'gone' " in output
+    assert "could not be reached over stdio" in output
+    assert any(line.startswith("errors: 4 items failed with an error") for line in
+               result.outlines)
