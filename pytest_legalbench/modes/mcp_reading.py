@@ -32,6 +32,8 @@ Holder = Callable[[str, int, int], tuple[str, str]]
 
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"\w+")
+#: A word a tolerant match leaves as it is (no quote mark or dash in it).
+_PLAIN_WORD = re.compile(r"[^\W_]+")
 
 
 def words(text: str) -> int:
@@ -97,7 +99,13 @@ class Locator:
         return tuple(found)
 
     def _find(self, piece: str, order: Sequence[str]) -> tuple[str, int, int] | None:
-        for doc_id in order:
+        # The documents holding the piece verbatim first (a substring test), then those that
+        # hold its longest plain word, the only ones a tolerant match can be in.
+        exact = piece.strip()
+        word = max(_PLAIN_WORD.findall(piece), key=len, default="")
+        candidates = ([d for d in order if exact in self._texts[d]]
+                      or [d for d in order if word in self._texts[d]])
+        for doc_id in candidates:
             span = locate(piece, self._texts[doc_id], self._taken.get(doc_id, ()), marks=True)
             if span is not None:
                 self._taken.setdefault(doc_id, []).append(span)

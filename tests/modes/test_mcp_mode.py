@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_legalbench.modes.agent_reading import Reading
 from pytest_legalbench.modes.base import AnsweringMode, ModeSettings, Provision
@@ -128,6 +130,26 @@ def test_pieces_are_located_tolerantly_and_the_rest_kept_unlocated() -> None:
                                   f"on the first day of each quarter.")
     assert invented[0].unlocated and invented[0].doc_id == LEASE_AMENDMENT
     assert invented[0].start == invented[0].end == 0
+
+
+_SENTENCES = [line for text in (LEASE_TEXT, LEASE_AMENDMENT_TEXT)
+              for line in text.splitlines() if len(line.split()) >= 8]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(_SENTENCES), st.lists(st.sampled_from([" ", "\n", "  ", "\t"]),
+                                             min_size=1, max_size=40), st.booleans())
+def test_any_sentence_reflowed_or_curled_is_located_to_its_own_text(
+        sentence: str, spaces: list[str], curled: bool) -> None:
+    words = sentence.split()
+    copied = "".join(word + spaces[n % len(spaces)] for n, word in enumerate(words))
+    if curled:
+        copied = copied.replace('"', "\u201c")
+    (found,) = Locator(lease_documents()).provisions(copied)
+    assert not found.unlocated
+    source = LEASE_TEXT if found.doc_id == LEASE else LEASE_AMENDMENT_TEXT
+    assert found.text == source[found.start:found.end]
+    assert found.text.split() == words
 
 
 def test_unlocated_reading_counts_once_and_never_holds_located_text() -> None:
