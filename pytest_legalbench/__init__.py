@@ -3,7 +3,9 @@
 The public names are re-exported here and imported on first use, so importing the package
 (as pytest does for every session that has the plugin installed) costs nothing. The
 retriever API (``Passage``, ``RetrieverCorpus``, ``RetrieverDocument``, ``RetrieverQuestion``,
-``RetrieverSettings``, ``Retriever``) is stable: see ``docs/reference/retriever-api.md``.
+``RetrieverSettings``, ``Retriever``) is stable: see ``docs/reference/retriever-api.md``;
+``langchain_mode`` and ``llamaindex_mode`` make a mode of a LangChain or LlamaIndex retriever
+(``docs/how-to/framework-retrievers.md``).
 
 The package reads as the pipeline, one folder per stage, each importing only from the stages
 before it: ``defaults`` and ``tokens`` (leaves), ``files``, ``stats``, ``ingest``,
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
         Provision,
         Retrieval,
     )
+    from pytest_legalbench.modes.framework_retrievers import langchain_mode, llamaindex_mode
     from pytest_legalbench.modes.registry import build_mode
     from pytest_legalbench.modes.retriever_api import (
         Passage,
@@ -76,6 +79,8 @@ _EXPORTS = {
     "Summary": "pytest_legalbench.results.summary",
     "Usage": "pytest_legalbench.llm.ledger",
     "build_mode": "pytest_legalbench.modes.registry",
+    "langchain_mode": "pytest_legalbench.modes.framework_retrievers",
+    "llamaindex_mode": "pytest_legalbench.modes.framework_retrievers",
 }
 
 __all__ = [
@@ -107,6 +112,8 @@ __all__ = [
     "Usage",
     "__version__",
     "build_mode",
+    "langchain_mode",
+    "llamaindex_mode",
 ]
 
 

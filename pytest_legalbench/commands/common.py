@@ -23,6 +23,7 @@ from pytest_legalbench.ingest.loading import describe_inference
 from pytest_legalbench.ingest.questions import Question, load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import ModeSettings
+from pytest_legalbench.modes.mcp_servers import parse_servers
 from pytest_legalbench.modes.registry import (
     ALIASES,
     SCHEMES,
@@ -33,7 +34,14 @@ from pytest_legalbench.modes.registry import (
 from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.navindex.node import DocumentIndex
 from pytest_legalbench.navindex.schema import DEFAULT_RUNG, RUNGS
-from pytest_legalbench.plugin.options import BACKEND_OPTIONS, RETRIEVAL_OPTIONS, Option, option
+from pytest_legalbench.plugin.options import (
+    BACKEND_OPTIONS,
+    MCP_SERVER_CLI,
+    MCP_SERVER_HELP,
+    RETRIEVAL_OPTIONS,
+    Option,
+    option,
+)
 from pytest_legalbench.plugin.settings import (
     resolve_answer_model,
     resolve_backend_choice,
@@ -190,6 +198,8 @@ def add_mode_sources(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conftest", type=Path, action="append", metavar="FILE",
                         help="a conftest.py (any Python file) whose pytest_legalbench_modes() "
                              "hook registers modes to name with --mode; repeat for several")
+    parser.add_argument(MCP_SERVER_CLI, action="append", metavar="NAME=SERVER",
+                        help=MCP_SERVER_HELP)
 
 
 def mode_registry(args: argparse.Namespace) -> ModeRegistry:
@@ -199,7 +209,9 @@ def mode_registry(args: argparse.Namespace) -> ModeRegistry:
 
     try:
         added = [conftest_modes(path) for path in getattr(args, "conftest", None) or ()]
-        return default_registry(call_timeout(args), added)
+        servers = parse_servers((MCP_SERVER_CLI, text)
+                                for text in getattr(args, "mcp_server", None) or ())
+        return default_registry(call_timeout(args), added, servers)
     except (TypeError, ValueError) as error:
         raise UsageProblem(str(error)) from None
 

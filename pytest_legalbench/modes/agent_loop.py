@@ -87,13 +87,14 @@ def request_tokens(system: Sequence[SystemBlock], tools: Sequence[ToolSpec],
             + estimate_tokens(compact_json(list(messages))))
 
 
-class Navigation:
-    """One question's conversation: tools, limits and the reading so far."""
+class ToolConversation:
+    """One question's conversation over some tools: limits and the reading so far. What a
+    tool call runs against is the subclass's (``_run``): the index tools (``Navigation``),
+    a user's MCP server (``modes.mcp_mode``)."""
 
-    def __init__(self, client: Conversing, tools: IndexTools, specs: Sequence[ToolSpec],
+    def __init__(self, client: Conversing, specs: Sequence[ToolSpec],
                  system: Sequence[SystemBlock], limits: Limits, *, stage: str) -> None:
         self.client = client
-        self.tools = tools
         self.specs = tuple(specs)
         self.system = tuple(system)
         self.limits = limits
@@ -168,6 +169,19 @@ class Navigation:
                 use.name, compact_json(use.input), estimate_tokens(content), data=data,
                 message=content if data is None else None))
         return blocks, tuple(events)
+
+    def _run(self, use: ToolUse) -> tuple[str, Mapping[str, object] | None]:
+        """One call's result text and its data; None for data when the result is an error."""
+        raise NotImplementedError
+
+
+class Navigation(ToolConversation):
+    """navagent's conversation: the index tools, charged by the reading tools."""
+
+    def __init__(self, client: Conversing, tools: IndexTools, specs: Sequence[ToolSpec],
+                 system: Sequence[SystemBlock], limits: Limits, *, stage: str) -> None:
+        super().__init__(client, specs, system, limits, stage=stage)
+        self.tools = tools
 
     def _run(self, use: ToolUse) -> tuple[str, Mapping[str, object] | None]:
         """One call's result text and its data; None for data when the result is an error."""

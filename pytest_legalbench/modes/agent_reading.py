@@ -23,6 +23,9 @@ class OverBudget(Exception):
 
 
 def _inside(inner: Provision, outer: Provision) -> bool:
+    if inner.unlocated or outer.unlocated:
+        # Text that has no span is the same reading only when it is the same text.
+        return inner.unlocated and outer.unlocated and inner.text == outer.text
     return (inner.doc_id == outer.doc_id and outer.start <= inner.start
             and inner.end <= outer.end)
 

@@ -1,7 +1,8 @@
 """Mode names and what builds them, in one registry: the modes this package ships (the table
 below), the modes users register (a ``pytest_legalbench_modes`` hook in a conftest or plugin,
 an entry point of the ``pytest_legalbench.modes`` group) and retrievers named by where they
-are (``py:MODULE:FACTORY``, ``http://`` and ``https://`` URLs, ``file:PATH.jsonl``).
+are (``py:MODULE:FACTORY``, ``http://`` and ``https://`` URLs, ``file:PATH.jsonl``, and
+``mcp:NAME`` for a configured MCP server).
 
 Each name leads to a ``ModeEntry``: how the mode is built, its traits (what the answering
 model is shown, how its cost crosses over with the baseline) and the shape of its calls for
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from pytest_legalbench.defaults import DEFAULT_TIMEOUT_S
 from pytest_legalbench.modes.base import Corpus, Mode, ModeSettings, ModeUnavailable
+from pytest_legalbench.modes.mcp_servers import MCP_PREFIX, McpServer, server_named
 from pytest_legalbench.modes.names import DEFAULT_STRATEGY, NAVEMBED_STRATEGIES
 from pytest_legalbench.modes.retriever_failures import RetrieverFailed, one_line
 from pytest_legalbench.modes.traits import (
@@ -232,13 +234,36 @@ def _file_entry(spec: str) -> ModeEntry:
                            guarded=False)
 
 
+def mcp_scheme(servers: Mapping[str, McpServer]) -> Scheme:
+    """``mcp:NAME``: navagent's loop over the tools of the configured MCP server ``NAME``
+    (``modes.mcp_mode``)."""
+    def entry(spec: str) -> ModeEntry:
+        server = server_named(spec, servers)
+
+        def build(context: ModeBuild) -> Mode:
+            from pytest_legalbench.modes import mcp_mode
+
+            return mcp_mode.build(context.name, server, context.corpus, context.settings,
+                                  context.client, timeout_s=context.timeout_s)
+
+        return ModeEntry(build, NAVIGATED, CallShape(), f"{spec} ({server.describe()})")
+
+    return Scheme(MCP_PREFIX, entry, "mcp:NAME")
+
+
 #: The schemes, tried in order; a plugin of this package adds its own here.
 SCHEMES: tuple[Scheme, ...] = (
     Scheme("py:", _python_entry, "py:MODULE:FACTORY"),
     Scheme("http://", _http_entry, "http://HOST:PORT/PATH"),
     Scheme("https://", _http_entry, "https://HOST/PATH"),
     Scheme("file:", _file_entry, "file:PATH.jsonl"),
+    mcp_scheme({}),
 )
+
+
+def schemes_with(servers: Mapping[str, McpServer]) -> tuple[Scheme, ...]:
+    """The schemes, ``mcp:NAME`` naming the servers in ``servers``."""
+    return tuple(mcp_scheme(servers) if s.prefix == MCP_PREFIX else s for s in SCHEMES)
 
 
 def scheme_of(spec: str, schemes: Iterable[Scheme] = SCHEMES) -> Scheme | None:
@@ -362,12 +387,14 @@ def entry_point_sources() -> list[tuple[str, dict[str, ModeEntry]]]:
 
 
 def default_registry(timeout_s: float | None = None,
-                     added: Iterable[tuple[str, object]] = ()) -> ModeRegistry:
+                     added: Iterable[tuple[str, object]] = (),
+                     mcp_servers: Mapping[str, McpServer] | None = None) -> ModeRegistry:
     """The built-in modes, installed packages' modes and ``added`` sources (``(where,
     {name: factory})``), as a registry outside a pytest session (the ``legalbench``
-    command)."""
+    command); ``mcp_servers``: what ``mcp:NAME`` may name."""
     return ModeRegistry.registered([(BUILTIN_SOURCE, builtin_modes()), *entry_point_sources(),
-                                    *added], timeout_s=timeout_s)
+                                    *added], timeout_s=timeout_s,
+                                   schemes=schemes_with(mcp_servers or {}))
 
 
 def build_mode(spec: str, corpus: Corpus, settings: ModeSettings,

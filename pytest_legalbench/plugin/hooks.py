@@ -22,7 +22,15 @@ import pytest
 
 from pytest_legalbench.plugin.benchmark_request import requested_by
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, WORKER_INPUT, late_journal
-from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
+from pytest_legalbench.plugin.options import (
+    MCP_SERVER_DEST,
+    MCP_SERVER_FLAG,
+    MCP_SERVER_HELP,
+    MCP_SERVER_INI,
+    MCP_SERVER_INI_HELP,
+    OPTIONS,
+    RETRIEVAL_OPTIONS,
+)
 from pytest_legalbench.plugin.preflight_hooks import checked_cases
 from pytest_legalbench.plugin.session_start import (
     QUESTIONS_KEY,
@@ -76,7 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "all six), or a retriever of your own: a name a "
                          "pytest_legalbench_modes() hook or an installed package registers, "
                          "py:MODULE:FACTORY, http://HOST:PORT/PATH, https://..., "
-                         "file:PATH.jsonl. Default: navembed and navindex")
+                         "file:PATH.jsonl, mcp:NAME (an MCP server of "
+                         "--legalbench-mcp-server). Default: navembed and navindex")
     parser.addini("mode", type="args", default=[],
                   help="modes to benchmark when no --mode is given")
     for option in (*OPTIONS, *RETRIEVAL_OPTIONS):
@@ -98,6 +107,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "pytest_legalbench.gandr.settings.GandrSettings")
     parser.addini("legalbench_gandr", type="args", default=[],
                   help="GANDR settings as NAME=VALUE when no --legalbench-gandr is given")
+    group.addoption(MCP_SERVER_FLAG, action="append", dest=MCP_SERVER_DEST, default=None,
+                    metavar="NAME=SERVER", help=MCP_SERVER_HELP)
+    parser.addini(MCP_SERVER_INI, type="linelist", default=[], help=MCP_SERVER_INI_HELP)
 
 
 @pytest.hookimpl(tryfirst=True)

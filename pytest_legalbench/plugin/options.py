@@ -197,3 +197,16 @@ RETRIEVAL_OPTIONS = (
 #: lists them.
 BACKEND_OPTIONS = tuple(option for option in OPTIONS
                         if option.name in ("backend", "base_url", "server_kind", "timeout"))
+
+#: The MCP servers ``--mode=mcp:NAME`` may name: a repeatable flag (of the plugin, and of the
+#: ``legalbench`` command as ``--mcp-server``) and an ini key of one server per line.
+MCP_SERVER_FLAG = "--legalbench-mcp-server"
+MCP_SERVER_CLI = "--mcp-server"
+MCP_SERVER_DEST = "legalbench_mcp_servers"
+MCP_SERVER_INI = "legalbench_mcp_servers"
+MCP_SERVER_HELP = (
+    "an MCP server that --mode=mcp:NAME navigates with the answering model, as NAME=COMMAND "
+    "(started over stdio; split like shell words, run without a shell, given no credential "
+    "of the run) or NAME=http://HOST:PORT/PATH (streamable HTTP); repeat for several")
+MCP_SERVER_INI_HELP = ("MCP servers for --mode=mcp:NAME when no --legalbench-mcp-server is "
+                       "given, one per line: NAME = COMMAND or NAME = URL")

@@ -20,7 +20,13 @@ from pytest_legalbench.ingest.questions import QuestionFileError
 from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.benchmark_request import GANDR_DEST, GANDR_INI, MODE_DEST, MODE_INI
 from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, MODES_KEY, open_journal
-from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
+from pytest_legalbench.plugin.options import (
+    MCP_SERVER_DEST,
+    MCP_SERVER_FLAG,
+    MCP_SERVER_INI,
+    OPTIONS,
+    RETRIEVAL_OPTIONS,
+)
 from pytest_legalbench.plugin.session_notes import SessionNotes
 from pytest_legalbench.plugin.settings import Settings, resolve_settings
 from pytest_legalbench.plugin.values import SettingsError
@@ -30,6 +36,7 @@ from pytest_legalbench.run.preflight import check_report_folder
 from pytest_legalbench.run.process_exit import exit_quickly
 
 if TYPE_CHECKING:
+    from pytest_legalbench.modes.mcp_servers import McpServer
     from pytest_legalbench.modes.registry import ModeRegistry
     from pytest_legalbench.run.question_source import QuestionSource
 
@@ -53,15 +60,16 @@ def session_registry(config: pytest.Config) -> ModeRegistry:
     package registers; built once per process and kept in the stash."""
     if REGISTRY_KEY in config.stash:
         return config.stash[REGISTRY_KEY]
-    from pytest_legalbench.modes.registry import ModeRegistry, entry_point_sources
+    from pytest_legalbench.modes.registry import ModeRegistry, entry_point_sources, schemes_with
 
     hooks = config.pluginmanager.hook.pytest_legalbench_modes.get_hookimpls()
     ours = config.pluginmanager.get_plugin("legalbench")
     # Ours first: the built-in names lead every listing; the others keep pytest's order.
     ordered = sorted(hooks, key=lambda impl: impl.plugin is not ours)
+    schemes = schemes_with(session_mcp_servers(config))
     try:
         sources = [(_source(impl.plugin_name), impl.function()) for impl in ordered]
-        registry = ModeRegistry.registered([*sources, *entry_point_sources()])
+        registry = ModeRegistry.registered([*sources, *entry_point_sources()], schemes=schemes)
     except (TypeError, ValueError) as error:
         raise StartError(f"pytest_legalbench_modes: {error}") from None
     except Exception as error:  # noqa: BLE001 - a user's hook may raise anything
@@ -69,6 +77,21 @@ def session_registry(config: pytest.Config) -> ModeRegistry:
                          f"{error}") from None
     config.stash[REGISTRY_KEY] = registry
     return registry
+
+
+def session_mcp_servers(config: pytest.Config) -> dict[str, McpServer]:
+    """The MCP servers ``mcp:NAME`` may name: every ``--legalbench-mcp-server``, else the
+    lines of the ini key; StartError naming a bad one."""
+    from pytest_legalbench.modes.mcp_servers import parse_servers
+
+    given = config.getoption(MCP_SERVER_DEST, None)
+    lines = ([(MCP_SERVER_FLAG, text) for text in given] if given
+             else [(f"ini key {MCP_SERVER_INI}", text)
+                   for text in config.getini(MCP_SERVER_INI) or ()])
+    try:
+        return parse_servers(lines)
+    except ValueError as error:
+        raise StartError(str(error)) from None
 
 
 def _source(plugin_name: str) -> str:

@@ -183,8 +183,10 @@ def _entries(value: object) -> Iterator[dict[str, object]]:
 
 
 def _object(text: str) -> dict[str, object]:
+    """The JSON object a text opens with (a note after it, as ``mcp:NAME`` adds the reading
+    budget below a server's result, is not part of it)."""
     try:
-        value = json.loads(text)
+        value, _ = json.JSONDecoder().raw_decode(text.lstrip())
     except json.JSONDecodeError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -34,6 +34,8 @@ from pytest_legalbench.reference_backend.navigator import (
     select_nodes_input,
 )
 from pytest_legalbench.reference_backend.titles import SELECT_TITLES, select_titles_input
+from pytest_legalbench.reference_backend.tool_agent import is_tool_request, tool_answer
+from pytest_legalbench.reference_backend.tool_agent import next_calls as tool_next_calls
 from pytest_legalbench.reference_backend.wire import MessagesRequest, invalid
 from pytest_legalbench.reference_backend.writing_roles import gandr_text
 from pytest_legalbench.reference_backend.writing_rubric import rubric_input
@@ -72,10 +74,12 @@ def request_digest(path: str, body: bytes) -> str:
 
 def respond(request: MessagesRequest, digest: str) -> Reply:
     """Answer ``request``: a forced tool when one is chosen, navagent's next tool calls or
-    answer, else a text answer (the format a GANDR writing prompt names, or the extractive
+    answer, the next calls over tools it does not know (or their answer), else a text answer (the format a GANDR writing prompt names, or the extractive
     answer)."""
     if is_agent_request(request):
         return _agent_reply(request, digest)
+    if is_tool_request(request):
+        return _tool_reply(request, digest)
     tool = _chosen_tool(request)
     if tool is None:
         written = gandr_text(request)
@@ -98,6 +102,19 @@ def _agent_reply(request: MessagesRequest, digest: str) -> Reply:
     calls = next_calls(request) if request.tool_choice == "auto" else []
     if not calls:
         return _text_reply(agent_answer(request), request.max_tokens)
+    blocks: tuple[dict[str, object], ...] = tuple(
+        {"type": "tool_use", "id": f"toolu_ref_{digest}_{number}", "name": name,
+         "input": arguments} for number, (name, arguments) in enumerate(calls, 1))
+    written = json.dumps([arguments for _, arguments in calls], sort_keys=True)
+    return Reply(blocks, "tool_use", estimate_tokens(written))
+
+
+def _tool_reply(request: MessagesRequest, digest: str) -> Reply:
+    """The next move over tools the backend does not know (a user's MCP server): calls
+    chosen by the tools' input schemas, or the answer."""
+    calls = tool_next_calls(request) if request.tool_choice == "auto" else []
+    if not calls:
+        return _text_reply(tool_answer(request), request.max_tokens)
     blocks: tuple[dict[str, object], ...] = tuple(
         {"type": "tool_use", "id": f"toolu_ref_{digest}_{number}", "name": name,
          "input": arguments} for number, (name, arguments) in enumerate(calls, 1))

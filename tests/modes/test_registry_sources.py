@@ -73,7 +73,7 @@ def test_names_resolve_by_case_alias_and_registration() -> None:
                               "navembed:embed")
     assert "paragraphs (navembed alone means navembed:closure)" in message
     assert message.endswith("or name a retriever: py:MODULE:FACTORY, http://HOST:PORT/PATH, "
-                            "https://HOST/PATH, file:PATH.jsonl")
+                            "https://HOST/PATH, file:PATH.jsonl, mcp:NAME")
 
 
 @pytest.mark.parametrize(("added", "problem"), [
