@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pytest_legalbench.modes.registry import BASELINE
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.stats.clustered import ClusteredMean, clustered_mean
 from pytest_legalbench.stats.paired_binary import (
@@ -31,7 +32,8 @@ from pytest_legalbench.stats.paired_comparison import PairedComparison, compare_
 from pytest_legalbench.stats.paired_items import pair_items
 from pytest_legalbench.stats.power import ALPHA, POWER
 
-INJECT = "inject"
+#: The baseline arm every mode is compared with, named as the registry names it.
+INJECT = BASELINE
 #: The intervals' confidence.
 CONFIDENCE = 0.95
 
@@ -90,8 +92,11 @@ class _Arm:
 def _arms(records: Sequence[ItemRecord], order: Sequence[str]) -> dict[str, _Arm]:
     """Inject's and each mode's outcomes, inject first, the modes in ``order`` (then any
     other in name order)."""
-    modes = [m for m in order if m != INJECT]
-    modes += sorted({r.mode for r in records} - set(modes) - {INJECT})
+    # The baseline's own items carry its traits; every other record names a mode paired
+    # with it.
+    baseline = {r.mode for r in records if r.baseline_only} | {INJECT}
+    modes = [m for m in order if m not in baseline]
+    modes += sorted({r.mode for r in records} - set(modes) - baseline)
     arms = {name: _Arm({}, {}, {}) for name in (INJECT, *modes)}
     for record in records:
         key = record.question_id
@@ -102,7 +107,7 @@ def _arms(records: Sequence[ItemRecord], order: Sequence[str]) -> dict[str, _Arm
         else:
             inject.keyfacts[key] = record.keyfacts_inject.correct
             inject.recall[key] = record.inject_recall
-        if record.mode == INJECT:
+        if record.baseline_only:
             continue
         arm = arms[record.mode]
         facts = record.keyfacts_mode
