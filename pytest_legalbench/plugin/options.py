@@ -97,8 +97,8 @@ OPTIONS = (
            f"model judging the answers. Default: {DEFAULT_JUDGE_MODEL}"),
     Option("judge", "--legalbench-judge", "LEGALBENCH_JUDGE",
            "judging protocol: reference-anchored (default), preference, forced (no ties; "
-           "exact binomial test) or keyfacts (no judge model). Questions without a reference "
-           "answer are always judged by preference"),
+           "exact binomial test) or keyfacts (no judge model). Under reference-anchored and "
+           "forced, a question without a reference answer is judged by preference"),
     Option("questions", "--legalbench-questions", None,
            "folder of question YAML files. Default: the profile's packaged question set"),
     Option("report", "--legalbench-report", None,
