@@ -26,9 +26,12 @@ cache folder (``LEGALBENCH_CACHE_DIR``).
 - Then ``--pairs`` warm pairs: ``-n 2``, then ``-n 0``, each a fresh pytest process on the
   now-filled cache; the ratio is the median ``-n 0`` time over the median ``-n 2`` time.
 
-Writes ``perf/output/cuad_run.json`` (timings, load, cache state, embedding backend; the cold
-build alone goes to ``--out perf/output/cuad_run_cold.json --pairs 0``) and
-``perf/output/cuad_run_summary.txt`` (the first warm ``-n 2`` run's printed summary). A
+Writes ``perf/output/cuad_run.json`` (timings, load, cache state, embedding backend) and
+``perf/output/cuad_run_summary.txt`` (the first warm ``-n 2`` run's printed summary). The
+committed files came from ``--chunks --cache ~/.cache/pytest-legalbench --embedding-backend
+torch-bf16 --pairs 1`` (written as ``cuad_run.json``, renamed ``cuad_run_cold.json``: the chunk build, then a first
+pair whose ``-n 2`` run embedded the questions' query vectors), then the same without
+``--chunks`` and with ``--pairs 2`` into ``cuad_run.json``. A
 measurement, not a test: numbers are printed, never asserted; ``uptime`` before and after each
 step says what else the machine was doing.
 """
