@@ -130,7 +130,8 @@ def _tokens(value: Fraction) -> str:
 
 
 def _verdict(mode: str, corpus: Fraction, break_even: Fraction | None, formula: str,
-             inject_cost: Fraction, mode_cost: Fraction, rates: str = "") -> CrossoverVerdict:
+             inject_cost: Fraction, mode_cost: Fraction, rates: str = "",
+             context: str = "corpus") -> CrossoverVerdict:
     if not mode or mode in (BASELINE, TIE):
         raise ValueError(f"mode must name a navigate mode, got {mode!r}")
     # The verdict compares the costs themselves; for p_r > 0 this is the break-even rule.
@@ -140,7 +141,7 @@ def _verdict(mode: str, corpus: Fraction, break_even: Fraction | None, formula: 
     else:
         side = "below" if corpus < break_even else "above" if corpus > break_even else "exactly at"
         where = (f"break-even corpus {formula} = {_tokens(break_even)} tokens; "
-                 f"corpus {_tokens(corpus)} tokens is {side} it")
+                 f"{context} {_tokens(corpus)} tokens is {side} it")
     outcome = "the two cost the same" if cheaper == TIE else f"{cheaper} is cheaper"
     at = f", at {rates}" if rates else ""
     explanation = (f"{mode} vs inject at warm steady state{at}: {where}, so {outcome} "
@@ -155,7 +156,8 @@ def _ratio_text(prices: Prices) -> str:
 
 
 def navigate_verdict(mode: str, corpus_tokens: TokenAmount, payload_tokens: TokenAmount,
-                     prices: Prices, *, rates: str = "") -> CrossoverVerdict:
+                     prices: Prices, *, rates: str = "",
+                     context: str = "corpus") -> CrossoverVerdict:
     """Decide inject vs a navigate mode with mean payload ``R`` for a corpus of ``C`` tokens
     (``rates`` names the prices when they are not the card's interactive ones)."""
     payload = _amount("payload_tokens", payload_tokens)
@@ -163,12 +165,12 @@ def navigate_verdict(mode: str, corpus_tokens: TokenAmount, payload_tokens: Toke
                     navigate_break_even(payload, prices),
                     f"{_ratio_text(prices)} x payload {_tokens(payload)}",
                     warm_inject_cost(corpus_tokens, prices),
-                    warm_navigate_cost(payload, prices), rates)
+                    warm_navigate_cost(payload, prices), rates, context)
 
 
 def navindex_verdict(corpus_tokens: TokenAmount, index_tokens: TokenAmount,
                      payload_tokens: TokenAmount, prices: Prices, mode: str, *,
-                     rates: str = "") -> CrossoverVerdict:
+                     rates: str = "", context: str = "corpus") -> CrossoverVerdict:
     """Decide inject vs a mode that scans a cached index ``I`` (navindex) and sends a mean
     provision payload ``S``."""
     index = _amount("index_tokens", index_tokens)
@@ -177,7 +179,7 @@ def navindex_verdict(corpus_tokens: TokenAmount, index_tokens: TokenAmount,
                     navindex_break_even(index, payload, prices),
                     f"index {_tokens(index)} + {_ratio_text(prices)} x payload {_tokens(payload)}",
                     warm_inject_cost(corpus_tokens, prices),
-                    warm_navindex_cost(index, payload, prices), rates)
+                    warm_navindex_cost(index, payload, prices), rates, context)
 
 
 def warm_conversation_cost(uncached: TokenAmount, written: TokenAmount, read: TokenAmount,
@@ -190,7 +192,8 @@ def warm_conversation_cost(uncached: TokenAmount, written: TokenAmount, read: To
 
 def conversation_verdict(mode: str, corpus_tokens: TokenAmount, uncached: TokenAmount,
                          written: TokenAmount, read: TokenAmount,
-                         prices: Prices, *, rates: str = "") -> CrossoverVerdict:
+                         prices: Prices, *, rates: str = "",
+                         context: str = "corpus") -> CrossoverVerdict:
     """Decide inject vs a mode whose turns all read context (navagent), from the mean input
     per question its calls attended: uncached, cache-written and cache-read tokens."""
     cost = warm_conversation_cost(uncached, written, read, prices)
@@ -201,7 +204,7 @@ def conversation_verdict(mode: str, corpus_tokens: TokenAmount, uncached: TokenA
                f"{_tokens(_amount('written', written))} cache-written, "
                f"{_tokens(_amount('read', read))} cache-read tokens) / cache-read price")
     return _verdict(mode, _amount("corpus_tokens", corpus_tokens), break_even, formula,
-                    warm_inject_cost(corpus_tokens, prices), cost, rates)
+                    warm_inject_cost(corpus_tokens, prices), cost, rates, context)
 
 
 def navigate_payload_ceiling(corpus_tokens: TokenAmount, prices: Prices) -> Fraction | None:

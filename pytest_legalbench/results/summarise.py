@@ -64,6 +64,10 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
     rates = "batch prices" if batch else ""
     traits = records[0].mode_traits
     crossover = None
+    # What inject's answering context was: the corpus, or (scoped per question) a
+    # transaction set, whose mean size the break-even is then compared with.
+    context = ("corpus" if arm_scopes(records).inject == "corpus"
+               else "inject's context (mean per question)")
     if not traits.baseline and records[0].mode_calls:
         # The crossover in tokens the model actually read: the baseline's answering context
         # is the corpus C, the mode's is its payload R, and a scan reads its index I; a
@@ -79,11 +83,12 @@ def summarise_mode(records: Sequence[ItemRecord], card: PriceCard) -> ModeSummar
             crossover = conversation_verdict(
                 mode, corpus, total.input_tokens / items,
                 total.cache_creation_input_tokens / items, total.cache_read_input_tokens / items,
-                prices, rates=rates)
+                prices, rates=rates, context=context)
         elif traits.crossover == "index":
-            crossover = navindex_verdict(corpus, scan, payload, prices, mode, rates=rates)
+            crossover = navindex_verdict(corpus, scan, payload, prices, mode, rates=rates,
+                                         context=context)
         else:
-            crossover = navigate_verdict(mode, corpus, payload, prices, rates=rates)
+            crossover = navigate_verdict(mode, corpus, payload, prices, rates=rates, context=context)
     return ModeSummary(
         mode=mode, items=len(records),
         document_bound=tally(r.verdict for r in bound if r.verdict) if judged else None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.llm.pricing import load_price_card
@@ -9,6 +11,7 @@ from pytest_legalbench.modes.registry import builtin_traits
 from pytest_legalbench.results.item_record import ItemRecord, KeyFacts
 from pytest_legalbench.results.summarise import summarise
 from pytest_legalbench.results.summary_lines import summary_lines
+from tests.support.item_records import PASS, qa_record
 
 YES = KeyFacts(("x",), (), False, True)
 NO = KeyFacts((), ("x",), False, False)
@@ -125,3 +128,17 @@ def test_the_session_end_names_the_server_kind_and_its_rules() -> None:
     assert "(server: llama.cpp server; capability rules: system blocks sent joined as one " \
            "string; seeds not sent; HTTP 500 not retried)" in lines
     assert any(line.startswith("cache writes: not reported by this server") for line in lines)
+
+
+def test_the_crossover_names_what_inject_read_when_it_read_each_question_s_set() -> None:
+    card = load_price_card()
+    records = [qa_record(n, "tie", PASS, PASS) for n in (1, 2)]
+    whole = summarise(records, card, backend="reference", models={}).modes[0].crossover
+    scoped = summarise([replace(r, inject_scope="set") for r in records], card,
+                       backend="reference", models={}).modes[0].crossover
+    assert whole is not None and scoped is not None
+    # Inject's answering context is 1,000 tokens a question either way; only its name differs.
+    assert "; corpus 1,000 tokens is above it" in whole.explanation
+    assert "; inject's context (mean per question) 1,000 tokens is above it" \
+        in scoped.explanation
+    assert whole.cheaper == scoped.cheaper
