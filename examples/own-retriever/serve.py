@@ -12,6 +12,7 @@ import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 from paragraphs import best_paragraphs
 
@@ -24,7 +25,7 @@ def corpus_texts(corpus_dir):
 
 
 class Retrieve(BaseHTTPRequestHandler):
-    texts = {}
+    texts: ClassVar[dict[str, str]] = {}  # filled before serving
 
     def do_POST(self):
         asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
