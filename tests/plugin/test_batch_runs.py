@@ -31,6 +31,8 @@ from tests.support.plugin_sessions import (
     isolate_environment,
     prepare,
     recording,
+    reference_server_args,
+    served_reference,
     summary_section,
 )
 
@@ -75,15 +77,8 @@ def shared(tmp_path_factory: pytest.TempPathFactory, corpus_root: Path) -> Bench
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReferenceBackend]:
-    """A reference backend outside the sessions, reached as a Messages-API server."""
-    with ReferenceBackend(batch_delay_s=2.0) as backend:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "not-a-key")
+    with served_reference(monkeypatch, batch_delay_s=2.0) as backend:
         yield backend
-
-
-def _server_args(backend: ReferenceBackend) -> list[str]:
-    return ["--legalbench-backend=anthropic", f"--legalbench-base-url={backend.base_url}",
-            "--legalbench-server-kind=reference", "--disable-recording", "-p", "no:randomly"]
 
 
 def _unpriced(lines: list[str]) -> list[str]:
@@ -171,7 +166,7 @@ def test_a_batch_run_gives_the_interactive_summary_at_the_batch_rate(
 def test_the_server_counts_each_batch_request_once(
         pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
     prepare(pytester)
-    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(served),
                                            "--legalbench-batch", "--legalbench-report=out")
     result.assert_outcomes(passed=6)
     submitted = served.batches.submitted
@@ -189,7 +184,7 @@ def test_a_run_killed_after_its_first_batch_resumes_without_paying_twice(
         pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend,
         monkeypatch: pytest.MonkeyPatch) -> None:
     prepare(pytester)
-    args = [*shared.args(*MODES), *_server_args(served), "--legalbench-batch",
+    args = [*shared.args(*MODES), *reference_server_args(served), "--legalbench-batch",
             "--legalbench-report=out"]
     pytester.makeconftest(KILL_AFTER_BATCH_CONFTEST)
     first = pytester.runpytest_subprocess(*args)
@@ -205,7 +200,7 @@ def test_a_run_killed_after_its_first_batch_resumes_without_paying_twice(
     assert sum(served.batches.submitted.values()) == 15
     # The same summary as a run that was never interrupted, against a fresh server.
     with ReferenceBackend(batch_delay_s=0.5) as fresh:
-        whole = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(fresh),
+        whole = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(fresh),
                                               "--legalbench-batch")
     whole.assert_outcomes(passed=6)
     assert _unpriced(summary_section(resumed.outlines)) == \
@@ -216,7 +211,7 @@ def test_a_run_killed_after_its_first_batch_resumes_without_paying_twice(
 def test_two_workers_each_batch_their_share_and_match_one_process(
         pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
     prepare(pytester)
-    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(served),
                                            "--legalbench-batch", "-n", "2",
                                            "--legalbench-report=out")
     result.assert_outcomes(passed=6)
@@ -230,7 +225,7 @@ def test_two_workers_each_batch_their_share_and_match_one_process(
              for call in entry["calls"]]  # type: ignore[union-attr]
     assert sum(c["stage"] == "inject.answer" for c in calls) == 3  # type: ignore[index]
     with ReferenceBackend(batch_delay_s=0.5) as fresh:
-        one = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(fresh),
+        one = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(fresh),
                                             "--legalbench-batch")
     assert _unpriced(summary_section(result.outlines)) == _unpriced(summary_section(one.outlines))
     assert _priced(summary_section(result.outlines)) == _priced(summary_section(one.outlines))

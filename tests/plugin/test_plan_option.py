@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from pytest_legalbench.reference_backend import ReferenceBackend
-from tests.support.plugin_sessions import MODES, Bench, bench, isolate_environment, prepare
+from tests.support.plugin_sessions import (
+    MODES,
+    Bench,
+    bench,
+    isolate_environment,
+    prepare,
+    reference_server_args,
+    served_reference,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -27,20 +35,14 @@ def shared(tmp_path_factory: pytest.TempPathFactory, corpus_root: Path) -> Bench
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReferenceBackend]:
-    with ReferenceBackend(batch_delay_s=0.5) as backend:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "not-a-key")
+    with served_reference(monkeypatch, batch_delay_s=0.5) as backend:
         yield backend
-
-
-def _server_args(backend: ReferenceBackend) -> list[str]:
-    return ["--legalbench-backend=anthropic", f"--legalbench-base-url={backend.base_url}",
-            "--legalbench-server-kind=reference", "--disable-recording", "-p", "no:randomly"]
 
 
 def test_the_plan_option_prints_the_plan_and_runs_nothing(
         pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
     prepare(pytester)
-    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(served),
                                            "--legalbench-plan", "-n", "2")
     output = result.stdout.str()
     assert result.ret == pytest.ExitCode.OK, output
@@ -61,7 +63,7 @@ def test_the_plan_option_prints_the_plan_and_runs_nothing(
 def test_a_plan_over_the_limit_stops_the_run_before_its_first_call(
         pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
     prepare(pytester)
-    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(served),
                                            "--legalbench-max-cost=0.001",
                                            "--legalbench-report=out")
     output = result.stdout.str()
@@ -79,7 +81,7 @@ def test_a_plan_over_the_limit_stops_the_run_before_its_first_call(
 def test_a_plan_under_the_limit_runs(
         pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
     prepare(pytester)
-    result = pytester.runpytest_subprocess(*shared.args(*MODES), *_server_args(served),
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(served),
                                            "--legalbench-max-cost=100")
     result.assert_outcomes(passed=6)
     assert "plan:" not in result.stdout.str()

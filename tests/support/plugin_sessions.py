@@ -5,21 +5,25 @@ session per test run (a subprocess on the reference backend), and readers of wha
 from __future__ import annotations
 
 import ast
+import contextlib
 import fcntl
 import functools
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 import pytest
 
 from tests.support.benchmark_project import seed_vector_record
+
+if TYPE_CHECKING:
+    from pytest_legalbench.reference_backend import ReferenceBackend
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH_MODULE = (REPO / "benchmarks" / "test_legalbench.py").read_text(encoding="utf-8")
@@ -202,3 +206,21 @@ def collected(pytester: pytest.Pytester, shared: Bench, *args: str) -> set[str]:
     result = pytester.runpytest("--collect-only", "-q", *shared.args(), *args)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     return {line.split("::", 1)[1] for line in result.outlines if "::test_question[" in line}
+
+
+@contextlib.contextmanager
+def served_reference(monkeypatch: pytest.MonkeyPatch,
+                     batch_delay_s: float) -> Iterator[ReferenceBackend]:
+    """A reference backend outside the sessions, reached as a Messages-API server (its
+    batches end ``batch_delay_s`` after they are created)."""
+    from pytest_legalbench.reference_backend import ReferenceBackend
+
+    with ReferenceBackend(batch_delay_s=batch_delay_s) as backend:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "not-a-key")
+        yield backend
+
+
+def reference_server_args(backend: ReferenceBackend) -> list[str]:
+    """The options that point a session at ``backend`` as a live server, recording nothing."""
+    return ["--legalbench-backend=anthropic", f"--legalbench-base-url={backend.base_url}",
+            "--legalbench-server-kind=reference", "--disable-recording", "-p", "no:randomly"]
