@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pytest_legalbench.gandr.wire import (
@@ -102,11 +102,7 @@ def _agent_reply(request: MessagesRequest, digest: str) -> Reply:
     calls = next_calls(request) if request.tool_choice == "auto" else []
     if not calls:
         return _text_reply(agent_answer(request), request.max_tokens)
-    blocks: tuple[dict[str, object], ...] = tuple(
-        {"type": "tool_use", "id": f"toolu_ref_{digest}_{number}", "name": name,
-         "input": arguments} for number, (name, arguments) in enumerate(calls, 1))
-    written = json.dumps([arguments for _, arguments in calls], sort_keys=True)
-    return Reply(blocks, "tool_use", estimate_tokens(written))
+    return _calls_reply(calls, digest)
 
 
 def _tool_reply(request: MessagesRequest, digest: str) -> Reply:
@@ -115,6 +111,11 @@ def _tool_reply(request: MessagesRequest, digest: str) -> Reply:
     calls = tool_next_calls(request) if request.tool_choice == "auto" else []
     if not calls:
         return _text_reply(tool_answer(request), request.max_tokens)
+    return _calls_reply(calls, digest)
+
+
+def _calls_reply(calls: Sequence[tuple[str, dict[str, object]]], digest: str) -> Reply:
+    """Tool calls as one turn's ``tool_use`` blocks, their ids numbered within the turn."""
     blocks: tuple[dict[str, object], ...] = tuple(
         {"type": "tool_use", "id": f"toolu_ref_{digest}_{number}", "name": name,
          "input": arguments} for number, (name, arguments) in enumerate(calls, 1))
