@@ -20,7 +20,8 @@ _CONTROL_SHARE_LIMIT = 0.05
 # Control characters that plain text does carry: tab, line feed, vertical tab, form feed, return,
 # and the DOS end-of-file mark some old EDGAR texts end with.
 _TEXT_CONTROLS = frozenset(b"\t\n\x0b\x0c\r\x1a")
-_CONTROL_DELETIONS = {c: None for c in [*range(32), 0x7F] if c not in _TEXT_CONTROLS}
+_CONTROL = re.compile("[" + "".join(re.escape(chr(c)) for c in [*range(32), 0x7F]
+                                     if c not in _TEXT_CONTROLS) + "]")
 
 # Byte order marks, longest first: the UTF-32 LE mark starts with the UTF-16 LE one.
 _BOMS = (
@@ -110,7 +111,9 @@ def _reject_unusable(data: bytes, name: str) -> None:
 
 def _reject_binary_text(text: str, name: str) -> None:
     """Raise CorpusError when a high share of the decoded characters are control codes."""
-    controls = len(text) - len(text.translate(_CONTROL_DELETIONS))
+    # Counted by a compiled pattern: str.translate with a deletion table walked every
+    # character in Python-level lookups, most of reading a profile of hundreds of contracts.
+    controls = sum(1 for _ in _CONTROL.finditer(text))
     if controls > _CONTROL_SHARE_LIMIT * len(text):
         raise CorpusError(
             f"{name}: binary file ({controls} of {len(text)} characters are control codes), "

@@ -63,8 +63,10 @@ class UnitSpace:
                                   and not heading_only(node, self.by_id))
         self.groups = {doc_id: contextual_group(units, self.context)
                        for doc_id, units in zip(self.doc_ids, per_document)}
+        # Read from the cache when an earlier process (or another worker) built it: this
+        # index was most of a worker's start on a corpus of hundreds of contracts.
         self.lexical = LexicalIndex([self.context.text(node) for node in self.nodes],
-                                    stem_words=True)
+                                    stem_words=True, cache_dir=corpus.cache_dir)
 
     def opening(self, doc_id: str) -> Node | None:
         """The document's opening: its first unit that says something (title, parties and

@@ -62,8 +62,15 @@ def heading_only(node: Node, by_id: Mapping[str, Node]) -> bool:
     parent = by_id.get(node.parent) if node.parent is not None else None
     named = {w for n in (node, parent) if n is not None
              for w in _WORDS.findall(f"{n.clause_reference} {n.title}".casefold())}
-    said = [w for w in _WORDS.findall(node.text.casefold()) if w not in named]
-    return len(said) < HEADING_ONLY_WORDS
+    # Counted until the threshold: an article's text is its whole subtree, and its first
+    # lines settle the question.
+    said = 0
+    for match in _WORDS.finditer(node.text.casefold()):
+        if match.group() not in named:
+            said += 1
+            if said >= HEADING_ONLY_WORDS:
+                return False
+    return True
 
 
 def retrieval_nodes(index: DocumentIndex) -> tuple[Node, ...]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,8 +25,34 @@ B = 0.75
 EPSILON = 0.25
 
 
+@dataclass(frozen=True)
+class SparseRows:
+    """A built index's arrays: per word (row) a slice ``starts[row]:starts[row + 1]`` of
+    the texts holding it and their weights, and the word's idf."""
+
+    starts: NDArray[np.int64]
+    texts: NDArray[np.int64]
+    weights: NDArray[np.float64]
+    idf: NDArray[np.float64]
+
+
 class SparseBM25:
     """BM25 scores of queries against a fixed list of tokenised texts."""
+
+    @classmethod
+    def from_rows(cls, rows: SparseRows, words: Sequence[str], size: int) -> SparseBM25:
+        """An index from the arrays ``rows`` of one built over ``size`` texts whose
+        vocabulary, in row order, is ``words`` (what ``lexical_cache`` stores)."""
+        index = cls.__new__(cls)
+        index.size = size
+        index.vocabulary = {word: row for row, word in enumerate(words)}
+        index._starts, index._texts, index._weights = rows.starts, rows.texts, rows.weights
+        index.idf = rows.idf
+        return index
+
+    def rows(self) -> SparseRows:
+        """The index's arrays, for storing it."""
+        return SparseRows(self._starts, self._texts, self._weights, self.idf)
 
     def __init__(self, texts: Sequence[Sequence[str]], *, k1: float = K1, b: float = B,
                  epsilon: float = EPSILON) -> None:

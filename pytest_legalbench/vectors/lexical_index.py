@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -51,13 +52,30 @@ def stemmed(text: str) -> list[str]:
 class LexicalIndex:
     """BM25 scores of a question against a fixed list of texts."""
 
-    def __init__(self, texts: Sequence[str], *, stem_words: bool = False) -> None:
+    def __init__(self, texts: Sequence[str], *, stem_words: bool = False,
+                 cache_dir: Path | None = None) -> None:
         self.size = len(texts)
         self.words = stemmed if stem_words else tokenise
+        self._bm25 = None if not texts else (
+            self._build(texts) if cache_dir is None else self._cached(texts, cache_dir,
+                                                                       stem_words))
+
+    def _build(self, texts: Sequence[str]) -> SparseBM25:
         # An empty text is given a placeholder word so that it still occupies its row (and
         # counts in the mean length, as it did under rank_bm25).
-        self._bm25 = (SparseBM25([self.words(t) or ["\0"] for t in texts]) if texts
-                      else None)
+        return SparseBM25([self.words(t) or ["\0"] for t in texts])
+
+    def _cached(self, texts: Sequence[str], cache_dir: Path, stem_words: bool) -> SparseBM25:
+        from pytest_legalbench.vectors.lexical_cache import LexicalCache, lexical_digest
+
+        tokeniser = f"stemmed {'/'.join(_SUFFIXES)}" if stem_words else "words"
+        cache = LexicalCache(cache_dir)
+        digest = lexical_digest(texts, tokeniser)
+        found = cache.get(digest, len(texts))
+        if found is None:
+            found = self._build(texts)
+            cache.put(digest, found)
+        return found
 
     def scores(self, question: str) -> list[float]:
         """One BM25 score per text, rounded to the fixed precision."""
