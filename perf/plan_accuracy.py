@@ -19,8 +19,9 @@ holding a results.json is read, not run again). The run embeds with
 ``LEGALBENCH_EMBEDDING_BACKEND`` (default here torch-bf16, the backend the cached vectors were
 made with; another would embed the contracts again, for an hour). The plan's selection is
 checked against the run's: the same question ids, and per stage the planned calls equal to the
-ledger's; ``legalbench plan --profile cuad --sample N --json`` is run too and must print the
-plan this script makes.
+ledger's; ``legalbench plan --profile cuad --sample N --json`` and ``pytest benchmarks
+--legalbench-plan`` with the run's options are run too, and each is compared with the plan
+this script makes (``legalbench_plan_command_equal``, ``pytest_legalbench_plan_equal``).
 
 The questions are split in two by their position in id order: the even ones ("dev") are the
 split the plan's rules were written against; the odd ones ("held-out") were not looked at.
@@ -69,6 +70,8 @@ QA_MODES = ("navembed:closure", "navindex")
 #: The cuad run at scale: the modes and sample of perf/cuad_run.py's target command.
 CUAD_MODES = ("navembed:closure", "navembed:chunks")
 CUAD_SAMPLE = 300
+#: The file beside the cuad run's report that says how it was run.
+RUN_NOTE = "plan_accuracy_run.json"
 #: The embedding backend the shared cache's cuad vectors were made with.
 CUAD_EMBEDDING_BACKEND = "torch-bf16"
 GANDR_MODES = ("gandr", "gandr:b1", "gandr:b2", "gandr:b4", "gandr:b5")
@@ -136,6 +139,29 @@ def cli_plan(sample: int, backend: str) -> dict[str, Any]:
     if done.returncode != 0:
         raise SystemExit(f"legalbench plan failed ({done.returncode}):\n{done.stderr[-3000:]}")
     found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+def session_plan(sample: int, backend: str) -> dict[tuple[str, str], tuple[int, ...]]:
+    """``pytest benchmarks --legalbench-plan`` of the cuad run's selection: per (arm, stage)
+    the calls and the input, cache write, cache read and output columns it prints."""
+    command = [sys.executable, "-m", "pytest", "benchmarks", "-q", "-p", "no:cacheprovider",
+               "--legalbench-plan", "--legalbench-backend", "reference",
+               "--legalbench-profile", "cuad", "--legalbench-sample", str(sample),
+               *(f"--mode={mode}" for mode in CUAD_MODES)]
+    done = subprocess.run(command, cwd=REPO, env=_cuad_env(backend), capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"--legalbench-plan failed ({done.returncode}):\n"
+                         f"{done.stdout[-3000:]}")
+    lines = done.stdout.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("arm ")) + 1
+    found: dict[tuple[str, str], tuple[int, ...]] = {}
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        arm, stage, _model, *numbers = line.split()
+        found[(arm, stage)] = tuple(int(n.replace(",", "")) for n in numbers[:5])
     return found
 
 
@@ -235,11 +261,16 @@ def cuad_scale(args: argparse.Namespace, report: dict[str, Any], card: Any) -> N
                             "embedding_backend": args.embedding_backend}
     with tempfile.TemporaryDirectory(prefix="plan-accuracy-cuad-") as scratch:
         folder = folder or Path(scratch) / "cuad"
+        # What the run was (its command, time and load) is kept beside its report, so a
+        # second look at the same run reports it too.
+        kept = folder / RUN_NOTE
         if not (folder / "results.json").is_file():
             info["run"] = run_cuad(folder, args.cuad_sample, args.embedding_backend)
+            kept.write_text(json.dumps(info["run"], indent=1) + "\n", encoding="utf-8")
             print(f"cuad run: {info['run']['seconds']} s, {info['run']['last_line']}")
         else:
-            info["run"] = {"read_from": str(folder)}
+            info["run"] = {"read_from": str(folder), **(
+                json.loads(kept.read_text(encoding="utf-8")) if kept.is_file() else {})}
         records = read_run(folder).records
     began = time.monotonic()
     cache = resolve_cache_dir(os.environ.get("LEGALBENCH_CACHE_DIR"))
@@ -280,6 +311,10 @@ def cuad_scale(args: argparse.Namespace, report: dict[str, Any], card: Any) -> N
                                      s.usage.cache_read_input_tokens, s.usage.output_tokens)
                   for s in ours.stages}
     info["legalbench_plan_command_equal"] = printed_stages == our_stages
+    # And so does a benchmark session asked only to plan (its table: calls and token columns).
+    session = session_plan(args.cuad_sample, args.embedding_backend)
+    info["pytest_legalbench_plan_equal"] = session == {
+        key: (round(calls), *tokens) for key, (calls, *tokens) in our_stages.items()}
     info["plan_notes"] = list(ours.notes)
     report["cuad"] = info
 
@@ -345,7 +380,8 @@ def main() -> None:
     info = report["cuad"]
     print(f"\ncuad: {info['questions']}; calls per stage equal the run's: "
           f"{info['calls_per_stage_equal_the_run']}; legalbench plan prints the same plan: "
-          f"{info['legalbench_plan_command_equal']}")
+          f"{info['legalbench_plan_command_equal']}; so does --legalbench-plan: "
+          f"{info['pytest_legalbench_plan_equal']}")
     print(f"written: {args.out}")
 
 
