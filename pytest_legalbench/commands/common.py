@@ -18,9 +18,9 @@ from typing import Any
 
 from pytest_legalbench.defaults import DEFAULT_PROFILE
 from pytest_legalbench.files.locations import question_sets_dir
-from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.ingest.document import CorpusError, Document
 from pytest_legalbench.ingest.loading import describe_inference
-from pytest_legalbench.ingest.questions import Question, load_question_set
+from pytest_legalbench.ingest.questions import Question, load_question, load_question_set
 from pytest_legalbench.ingest.selection import Selection, load_documents
 from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.mcp_servers import parse_servers
@@ -241,19 +241,41 @@ def load_selection(args: argparse.Namespace,
 
 
 def question_set(args: argparse.Namespace, profile: str | None,
-                 documents: Sequence[Document]) -> tuple[Question, ...]:
-    """The questions of ``--questions DIR``, else the profile's packaged set, each checked to
-    ask about documents of the corpus."""
+                 documents: Sequence[Document], *, sample: int | None = None,
+                 progress: Progress | None = None) -> tuple[Question, ...]:
+    """The questions of ``--questions DIR``, else the profile's packaged set, else the set
+    generated for it (cuad's, ``run.question_source``), each checked to ask about documents
+    of the corpus; with ``sample``, the stratified sample a run with ``--legalbench-sample``
+    draws from the same set."""
+    from pytest_legalbench.run.question_source import (
+        question_source,
+        sampled_files,
+        sampled_questions,
+    )
+    from pytest_legalbench.spans.cuad_questions import PROFILE as CUAD_PROFILE
+
     folder = args.questions
     if folder is None:
         if profile is None:
             raise UsageProblem("a folder of documents has no packaged question set: give "
                                "--questions DIR")
         folder = question_sets_dir() / profile
-        if not folder.is_dir():
+        if not folder.is_dir() and profile != CUAD_PROFILE:
             raise UsageProblem(f"profile {profile!r} has no packaged question set: give "
                                f"--questions DIR")
-    questions = load_question_set(folder)
+    try:
+        source = question_source(profile or "", args.questions,
+                                 corpus_dir=corpus_folder(args), cache_dir=cache_folder(args),
+                                 progress=progress)
+    except CorpusError as error:
+        raise UsageProblem(str(error)) from None
+    files = sampled_files(source, sample)
+    # A generated set's sample is drawn from its catalogue: only the sampled files are read.
+    questions = (load_question_set(source.folder) if files is None
+                 else tuple(sorted((load_question(path) for path in files),
+                                   key=lambda q: q.id)))
+    if files is None and sample is not None:
+        questions = sampled_questions(questions, sample, None if args.docs else profile)
     known = {d.doc_id for d in documents}
     for question in questions:
         missing = [d for d in question.documents if d not in known]

@@ -19,6 +19,7 @@ from pytest_legalbench.commands.common import (
     add_backend_options,
     add_mode_sources,
     add_selectors,
+    add_setting,
     answer_model,
     indexes_of,
     load_selection,
@@ -32,7 +33,7 @@ from pytest_legalbench.gandr.settings import with_overrides
 from pytest_legalbench.llm.pricing import load_price_card
 from pytest_legalbench.plugin.options import option
 from pytest_legalbench.plugin.settings import resolve_modes
-from pytest_legalbench.plugin.values import Chosen, SettingsError, dollars_of
+from pytest_legalbench.plugin.values import Chosen, SettingsError, choose, count_of, dollars_of
 
 if TYPE_CHECKING:
     from pytest_legalbench.gandr.record import GandrRecord
@@ -50,7 +51,8 @@ def register(commands: Any) -> None:
                            f"gandr:all); repeat for several (default: navembed and navindex)")
     plan.add_argument("--questions", type=Path,
                       help="folder of question YAML files (default: the packaged set of the "
-                           "profile)")
+                           "profile; cuad's generated set)")
+    add_setting(plan, option("sample"), metavar="N")
     plan.add_argument("--judge", choices=JUDGES,
                       help=f"judging protocol (default: $LEGALBENCH_JUDGE, else {DEFAULT_JUDGE})")
     plan.add_argument("--judge-model", help=f"judge model (default: $LEGALBENCH_JUDGE_MODEL, "
@@ -99,7 +101,8 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
     card = load_price_card(args.price_card)
     outputs = _calibration(args.calibrate, progress) if args.calibrate else OutputLengths()
     selection_info, documents = load_selection(args, progress)
-    questions = question_set(args, selection_info.profile, documents)
+    questions = question_set(args, selection_info.profile, documents, sample=_sample(args),
+                             progress=progress)
     indexes = indexes_of(args, documents, progress)
     selection = PlanSelection(
         questions=questions, modes=modes, documents=documents, indexes=indexes,
@@ -161,6 +164,17 @@ def _limit(text: str | None) -> Decimal | None:
         return None
     try:
         return dollars_of(Chosen(text, "--max-cost"))
+    except SettingsError as error:
+        raise UsageProblem(str(error)) from None
+
+
+def _sample(args: argparse.Namespace) -> int | None:
+    """The questions of the run's stratified sample (``--sample`` or the environment), None
+    for every question."""
+    chosen = choose([option("sample")], {"sample": args.setting_sample}, {}, os.environ,
+                    from_cli=True)["sample"]
+    try:
+        return None if chosen is None else count_of(chosen)
     except SettingsError as error:
         raise UsageProblem(str(error)) from None
 

@@ -128,7 +128,8 @@ OPTIONS = (
     Option("sample", "--legalbench-sample", "LEGALBENCH_SAMPLE",
            "run a deterministic sample of N questions instead of the whole set, stratified by "
            "question category (and control or not) and spread over contract families; the "
-           "same N always draws the same questions. Default: every question", metavar="N"),
+           "same N always draws the same questions. Default: every question", cli="--sample",
+           metavar="N"),
     # Live runs at scale (issue 31): the Message Batches API and the plan before spending.
     Option("batch", "--legalbench-batch", "LEGALBENCH_BATCH",
            "send the run's model calls through the Message Batches API (half price, no "

@@ -125,6 +125,9 @@ class Plan:
     outputs: str
     """Where the output lengths come from: ``assumed`` or the run they were measured on."""
     notes: tuple[str, ...] = ()
+    inject_prefixes: int = 1
+    """The cached prefixes inject writes: one for the corpus, one per transaction set read
+    under set scope (``modes.inject_scope``)."""
 
     @property
     def arms(self) -> tuple[str, ...]:
@@ -143,10 +146,11 @@ class Plan:
         return total.total
 
     def one_hour_inject(self, *, batch: bool = True) -> tuple[Decimal, Decimal] | None:
-        """Inject's dollars with its corpus cached for 5 minutes and for 1 hour (written once
-        at the 1-hour rate, then read); None when inject writes no cache."""
+        """Inject's dollars with its documents cached for 5 minutes and for 1 hour (each prefix
+        written once at the 1-hour rate, then read); None when inject writes no cache, or
+        reads none of what it writes (a longer lifetime then saves nothing)."""
         inject = [s for s in self.stages if s.arm == INJECT and s.usage.cache_creation_input_tokens]
-        if not inject:
+        if not inject or not any(s.usage.cache_read_input_tokens for s in inject):
             return None
         five = one = Decimal(0)
         for stage in inject:
@@ -200,23 +204,29 @@ class Plan:
         one_hour = self.one_hour_inject()
         if one_hour is not None:
             five, one = one_hour
-            found += ["", (f"inject through batches: its corpus cached 5 minutes "
+            sets = self.inject_prefixes
+            what, once, each = (("its corpus", "once", "it") if sets <= 1 else
+                                (f"its {sets:,} transaction sets", "once per set",
+                                 "a set (on average)"))
+            found += ["", (f"inject through batches: {what} cached 5 minutes "
                           f"{format_usd(five)}, 1 hour {format_usd(one)} if every later "
-                          f"request reads it. A batch can take longer than 5 minutes between "
-                          f"two of its requests; a 5-minute cache written again costs "
-                          f"{format_usd(self._rewrite())} each time, so the 1-hour cache "
-                          f"({format_usd(one - five)} more, once) pays as soon as it saves one "
-                          f"such rewrite.")]
+                          f"request reads {'it' if sets <= 1 else 'them'}. A batch can take "
+                          f"longer than 5 minutes between two of its requests; a 5-minute "
+                          f"cache written again costs {format_usd(self._rewrite())} each time "
+                          f"for {each}, so the 1-hour cache ({format_usd(one - five)} more, "
+                          f"{once}) pays as soon as it saves one such rewrite"
+                          f"{'' if sets <= 1 else ' per set'}.")]
         found += [f"note: {note}" for note in self.notes]
         return found
 
     def _rewrite(self) -> Decimal:
-        """The dollars of writing inject's corpus to the 5-minute cache once more (batch)."""
+        """The dollars of writing one of inject's prefixes (the corpus, or a transaction set on
+        average) to the 5-minute cache once more (batch)."""
         for stage in self.stages:
             if stage.arm == INJECT and stage.usage.cache_creation_input_tokens:
-                return price(Usage(cache_creation_input_tokens=stage.usage
-                                   .cache_creation_input_tokens), self.card, stage.model,
-                             batch=True).total
+                written = stage.usage.cache_creation_input_tokens / max(1, self.inject_prefixes)
+                return price(Usage(cache_creation_input_tokens=round(written)), self.card,
+                             stage.model, batch=True).total
         return Decimal(0)
 
 
@@ -234,7 +244,9 @@ def make_plan(selection: PlanSelection, card: PriceCard,
                 outputs=("assumed (a cited answer of about 300 tokens, a verdict of 120; "
                          "give a previous run to measure them)" if outputs.source == "assumed"
                          else f"measured on {outputs.source}"),
-                notes=tuple(notes))
+                notes=tuple(notes),
+                inject_prefixes=len({call.share for call in calls
+                                     if call.arm == INJECT and call.cached}))
 
 
 def over_limit(plan: Plan, limit: Decimal, *, batch: bool) -> None:

@@ -4,8 +4,11 @@ and their output tokens, expected and at the caps.
 
 Everything a prompt holds that is known before the run is built with the same prompt
 functions the run uses and counted as the run counts (``tokens.estimate_tokens``, each
-system block, tool and message on its own): the inject corpus, the index a scan reads, every
-template, every question and reference. What only the run reveals is estimated by rule:
+system block, tool and message on its own): the documents inject reads (the corpus, or each
+question's transaction set when the run's inject scope resolves so: ``modes.inject_scope``),
+the index a scan reads, every template, every question and reference. A question inject
+cannot answer (its documents do not fit the window) is planned as the run treats its items:
+skipped before any call. What only the run reveals is estimated by rule:
 
 * a retrieval mode's payload fills ``payload_budget_tokens`` (the budget is what the modes take
   provisions up to); a k-capped strategy takes at most k units of the corpus's mean unit size
@@ -65,6 +68,7 @@ from pytest_legalbench.llm.scan_prompt import (
 )
 from pytest_legalbench.modes.base import ModeSettings, Provision
 from pytest_legalbench.modes.inject_context import DoesNotFit, inject_context
+from pytest_legalbench.modes.inject_scope import CORPUS, resolve_scope, set_name, set_of
 from pytest_legalbench.modes.navigate import DOCUMENTS_STAGE, SCAN_MAX_TOKENS, SCAN_STAGE
 from pytest_legalbench.modes.registry import BASELINE, ModeRegistry, default_registry
 from pytest_legalbench.modes.traits import CallShape
@@ -218,6 +222,16 @@ class CorpusSizes:
             document_lines=tuple(document_line(index) for index in indexes))
 
 
+@dataclass(frozen=True)
+class _InjectSize:
+    """Inject's cached prefix for a question: its instructions and the documents it reads
+    (tokens), and the name of that prefix (the corpus, or the question's transaction set)."""
+
+    instructions: int
+    documents: int
+    share: str
+
+
 def planned_calls(selection: PlanSelection, outputs: OutputLengths | None = None,
                   sizes: CorpusSizes | None = None) -> tuple[list[PlannedCall], list[str]]:
     """Every call the selection's items will make, and notes on what could not be planned."""
@@ -236,12 +250,14 @@ class _Planner:
         self.sizes = sizes
         self.notes: list[str] = []
         self._passage_index: Any = None
-        self.inject: tuple[int, int] | None = None
-        try:
-            context = inject_context(selection.documents, self.settings.context_window)
-            self.inject = (estimate_tokens(context.instructions), context.corpus_tokens)
-        except DoesNotFit as error:
-            self.notes.append(f"inject cannot run ({error}): no inject answers, no judging")
+        # Inject reads what the run's scope gives it: the corpus, or each question's
+        # transaction set (``modes.inject_scope``), resolved by the run's own rule.
+        self.scope = resolve_scope(self.settings.inject_scope, selection.documents,
+                                   self.settings.context_window)
+        self._contexts: dict[tuple[str, ...], _InjectSize | str] = {}
+        self._refused: dict[str, set[str]] = defaultdict(set)
+        if self.scope.scope != CORPUS:
+            self.notes.append(self.scope.reason)
 
     def calls(self) -> list[PlannedCall]:
         found: list[PlannedCall] = []
@@ -251,27 +267,60 @@ class _Planner:
                 found.extend(self._gandr(question, mode))
                 continue
             mode = self.s.registry.resolve(mode)
-            if self.inject is not None and question.id not in injected:
+            inject = self._inject_size(question)
+            if inject is None:
+                # The run's item asks inject first and stops there: no call at all.
+                continue
+            if question.id not in injected:
                 injected.add(question.id)
-                found.append(self._inject(question))
+                found.append(self._inject(question, inject))
             if self.s.registry.traits(mode).baseline:
                 continue
             found.extend(self._mode(question, mode))
-            if self.inject is not None:
-                found.extend(self._judge(question, mode))
+            found.extend(self._judge(question, mode))
+        self.notes.extend(f"inject cannot run for {len(ids)} question(s) ({reason}): their "
+                          f"items make no call" for reason, ids in self._refused.items())
         return found
 
     # ---- the QA arms ----------------------------------------------------------------------
 
-    def _inject(self, question: Question) -> PlannedCall:
-        assert self.inject is not None
-        instructions, corpus = self.inject
+    def _inject_size(self, question: Question) -> _InjectSize | None:
+        """What inject's answer to ``question`` reads (the corpus, or the question's set),
+        sized; None when the run's inject cannot answer it (the reason kept for the notes)."""
+        documents = self.s.documents
+        share = f"{INJECT}-corpus"
+        if self.scope.scope != CORPUS:
+            try:
+                documents = set_of(question.documents, self.s.documents)
+            except ValueError as error:
+                self._refused[str(error)].add(question.id)
+                return None
+            if not documents:
+                self._refused["the question names no document"].add(question.id)
+                return None
+            share = f"{INJECT}-set-{set_name(question.documents, self.s.documents)}"
+        key = tuple(document.doc_id for document in documents)
+        if key not in self._contexts:
+            try:
+                context = inject_context(documents, self.settings.context_window)
+            except DoesNotFit as error:
+                self._contexts[key] = str(error)
+            else:
+                self._contexts[key] = _InjectSize(estimate_tokens(context.instructions),
+                                                  context.corpus_tokens, share)
+        found = self._contexts[key]
+        if isinstance(found, str):
+            self._refused[found].add(question.id)
+            return None
+        return found
+
+    def _inject(self, question: Question, inject: _InjectSize) -> PlannedCall:
         stage = answer_stage(INJECT)
         return PlannedCall(INJECT, stage, self.s.answer_model, 1,
-                           cached=instructions + corpus,
+                           cached=inject.instructions + inject.documents,
                            uncached=estimate_tokens(answer_user(question.question)),
                            output=self.outputs.output(stage),
-                           output_max=self.s.answer_max_tokens, share=f"{INJECT}-corpus")
+                           output_max=self.s.answer_max_tokens, share=inject.share)
 
     def _mode(self, question: Question, mode: str) -> list[PlannedCall]:
         if self.s.registry.traits(mode).shown == "answer":

@@ -3,6 +3,7 @@ stored run, the spending-limit check and the errors a user can make."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import statistics
@@ -11,8 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from pytest_legalbench.commands.cli import build_parser
+from pytest_legalbench.commands.common import UsageProblem, question_set
 from pytest_legalbench.gandr.report import read_records
+from pytest_legalbench.ingest.document import Document
+from pytest_legalbench.ingest.questions import load_question_set
 from pytest_legalbench.results.results_file import read_run
+from pytest_legalbench.run import question_source as source_module
+from pytest_legalbench.run.question_source import question_source
+from pytest_legalbench.spans.cuad_question_set import cuad_question_set
+from pytest_legalbench.stats.stratified_sample import stratified_sample
+from tests.support.cuad_corpus import make_corpus
 from tests.support.lease_project import lease_project, run_command
 from tests.support.replayed_runs import Runs
 
@@ -107,3 +117,39 @@ def test_a_calibration_without_calls_is_refused(lease: list[str], tmp_path: Path
     empty.mkdir()
     status, _, err = run_command(capsys, "plan", *lease, "--calibrate", str(empty))
     assert status == 2 and "no results.json or gandr-results.json with model calls" in err
+
+
+def test_plan_takes_the_runs_sample(lease: list[str], capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    status, out, _ = run_command(capsys, "plan", *lease, "--mode", "navindex", "--sample", "1",
+                                 "--json")
+    assert status == 0
+    assert (json.loads(out)["questions"], json.loads(out)["items"]) == (1, 1)
+    monkeypatch.setenv("LEGALBENCH_SAMPLE", "1")
+    status, out, _ = run_command(capsys, "plan", *lease, "--mode", "navindex", "--json")
+    assert status == 0 and json.loads(out)["questions"] == 1
+    status, _, err = run_command(capsys, "plan", *lease, "--sample", "0")
+    assert status == 2 and "--sample='0': expected a whole number of at least 1" in err
+
+
+def test_the_cuad_profile_is_planned_on_its_generated_set_and_the_runs_sample(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``legalbench plan --profile cuad`` reads the set a run generates (no set is packaged),
+    and ``--sample N`` draws the questions a run with ``--legalbench-sample N`` draws."""
+    corpus, manifest = make_corpus(tmp_path / "corpus")
+    # The packaged manifest lists the real 510 contracts; this corpus has its own.
+    monkeypatch.setattr(source_module, "cuad_question_set",
+                        functools.partial(cuad_question_set, manifest_path=manifest))
+    cache = tmp_path / "cache"
+    args = build_parser().parse_args(["plan", "--profile", "cuad", "--corpus-dir", str(corpus),
+                                      "--cache-dir", str(cache), "--sample", "5"])
+    source = question_source("cuad", None, corpus_dir=corpus, cache_dir=cache)
+    everything = load_question_set(source.folder)
+    documents = tuple(Document(doc_id=doc_id, title=doc_id, text="")
+                      for doc_id in sorted({d for q in everything for d in q.documents}))
+    assert source.catalogue is not None
+    sampled = question_set(args, "cuad", documents, sample=5)
+    assert [q.id for q in sampled] == sorted(stratified_sample(source.catalogue, 5))
+    assert question_set(args, "cuad", documents) == everything
+    with pytest.raises(UsageProblem, match="documents not in this corpus"):
+        question_set(args, "cuad", documents[1:])

@@ -14,9 +14,10 @@ from pytest_legalbench.files.record_json import to_builtins
 from pytest_legalbench.ingest.questions import Evidence, Question
 from pytest_legalbench.judging.judge import judge_pair
 from pytest_legalbench.llm.ledger import Call, Usage
-from pytest_legalbench.llm.pricing import load_price_card
-from pytest_legalbench.modes.base import ModeSettings
+from pytest_legalbench.llm.pricing import format_usd, load_price_card, price
+from pytest_legalbench.modes.base import ModeSettings, ModeUnavailable
 from pytest_legalbench.modes.inject import InjectMode
+from pytest_legalbench.modes.inject_context import ANSWER_HEADROOM, DoesNotFit, inject_context
 from pytest_legalbench.modes.navigate import NavindexMode
 from pytest_legalbench.run.answering import respond
 from pytest_legalbench.run.cost_plan import (
@@ -29,6 +30,7 @@ from pytest_legalbench.run.cost_plan import (
     measured_calls,
     over_limit,
 )
+from pytest_legalbench.run.items import Case
 from pytest_legalbench.run.plan_calls import (
     ASSUMED_OUTPUT,
     OutputLengths,
@@ -36,8 +38,18 @@ from pytest_legalbench.run.plan_calls import (
     PlanSelection,
     planned_calls,
 )
+from pytest_legalbench.run.qa import QaRunner, QaSettings
+from pytest_legalbench.tokens import estimate_tokens
 from tests.support.item_records import PASS, qa_record
-from tests.support.modes_samples import LEASE, lease_corpus, reference_client
+from tests.support.modes_samples import (
+    LEASE,
+    LEASE_AMENDMENT,
+    SUPPLY,
+    SUPPLY_AMENDMENT,
+    lease_corpus,
+    reference_client,
+    two_deal_corpus,
+)
 
 CARD = load_price_card()
 
@@ -199,10 +211,85 @@ def test_inject_answers_once_per_question_whatever_the_modes() -> None:
         "navembed.answer", "judge.forward", "judge.reverse"}
 
 
-def test_a_corpus_too_large_for_inject_plans_no_inject_and_no_judging() -> None:
-    calls, notes = planned_calls(selection(mode_settings=ModeSettings(context_window=500)))
-    assert {c.stage for c in calls} == {"navindex.scan", "navindex.answer"}
-    assert notes and notes[0].startswith("inject cannot run (inject does not fit")
+def test_a_question_inject_cannot_answer_plans_no_call_as_its_run_makes_none() -> None:
+    small = ModeSettings(context_window=500)
+    corpus = lease_corpus()
+    # The run: the item asks inject first, which does not fit, and is skipped before any call.
+    with reference_client() as client:
+        runner = QaRunner(corpus.documents, corpus.indexes, client,
+                          QaSettings("m", "m", "reference-anchored", small))
+        with pytest.raises(ModeUnavailable, match="inject does not fit"):
+            runner.run(Case(QUESTIONS[0], "navindex"))
+        assert not client.ledger.calls
+    calls, notes = planned_calls(selection(mode_settings=small))
+    assert calls == []
+    # auto: the corpus does not fit, so each question's set is read; no set fits either.
+    assert notes[0].startswith("inject reads each question's transaction set (auto: inject "
+                               "does not fit")
+    assert notes[1].startswith("inject cannot run for 3 question(s) (inject does not fit: ")
+    assert notes[1].endswith("): their items make no call")
+
+
+def _two_sets() -> tuple[PlanSelection, tuple[Question, ...], ModeSettings]:
+    """The lease and the supply deal filed as two transaction sets, a window each set fits
+    and the two together do not, and three questions: two on the lease, one on the supply."""
+    base = two_deal_corpus()
+    sets = {LEASE: "lease-set", LEASE_AMENDMENT: "lease-set", SUPPLY: "supply-set",
+            SUPPLY_AMENDMENT: "supply-set"}
+    documents = tuple(dataclasses.replace(d, transaction_set=sets[d.doc_id])
+                      for d in base.documents)
+    lease, supply = documents[:2], documents[2:]
+    largest = max(inject_context(part).corpus_tokens for part in (lease, supply))
+    window = largest + estimate_tokens(inject_context(lease).instructions) + ANSWER_HEADROOM
+    with pytest.raises(DoesNotFit):
+        inject_context(documents, window)
+    asked = (*QUESTIONS[:2], dataclasses.replace(
+        question("minimum", "What is the Minimum Volume?", "400 tonnes a quarter."),
+        documents=(SUPPLY,), evidence=(Evidence(SUPPLY, "400 tonnes"),)))
+    settings = ModeSettings(context_window=window)
+    return (PlanSelection(questions=asked, modes=("navindex",), documents=documents,
+                          indexes=base.indexes, mode_settings=settings), asked, settings)
+
+
+def test_inject_under_set_scope_is_planned_per_transaction_set_as_a_run_sends_it() -> None:
+    planned, asked, settings = _two_sets()
+    with reference_client() as client:
+        runner = QaRunner(planned.documents, planned.indexes, client,
+                          QaSettings("m", "m", "reference-anchored", settings))
+        for each in asked:
+            runner.inject_answer(each)
+        sent = [call.usage for call in client.ledger.calls]
+    assert [call.stage for call in client.ledger.calls] == ["inject.answer"] * 3
+    plan = make_plan(planned, CARD)
+    estimate = by_stage(plan)[("inject", "inject.answer")].usage
+    # Each set is written once and read after (the second lease question): the plan's
+    # prompt tokens are the run's, part for part.
+    actual = sum(sent, Usage())
+    assert dataclasses.replace(estimate, output_tokens=0) == dataclasses.replace(
+        actual, output_tokens=0)
+    assert [bool(usage.cache_read_input_tokens) for usage in sent] == [False, True, False]
+    assert "inject reads each question's transaction set (auto: " in plan.notes[0]
+    # The 1-hour choice is priced per set: rewriting one costs a set's write, not all of them.
+    assert plan.inject_prefixes == 2
+    line = next(line for line in plan.lines() if line.startswith("inject through batches"))
+    assert line.startswith("inject through batches: its 2 transaction sets cached 5 minutes")
+    one_set = price(Usage(cache_creation_input_tokens=round(
+        estimate.cache_creation_input_tokens / 2)), CARD, "claude-sonnet-4-6", batch=True)
+    assert f"costs {format_usd(one_set.total)} each time for a set (on average)" in line
+    # One question per set reads no prefix another wrote: a longer lifetime saves nothing.
+    alone = make_plan(dataclasses.replace(planned, questions=asked[1:]), CARD)
+    assert alone.one_hour_inject() is None
+    assert not [line for line in alone.lines() if line.startswith("inject through batches")]
+    # Every item is answered and judged, inject among them.
+    stages = {(s.arm, s.stage): s.calls for s in plan.stages}
+    assert stages == {("inject", "inject.answer"): 3, ("navindex", "navindex.scan"): 3,
+                      ("navindex", "navindex.answer"): 3, ("navindex", "judge.forward"): 3,
+                      ("navindex", "judge.reverse"): 3}
+    # Asked to read the corpus in the same window, inject cannot: nothing is planned.
+    corpus_scope = dataclasses.replace(planned, mode_settings=dataclasses.replace(
+        settings, inject_scope="corpus"))
+    calls, notes = planned_calls(corpus_scope)
+    assert calls == [] and notes[0].startswith("inject cannot run for 3 question(s)")
 
 
 def test_an_index_over_the_scan_budget_plans_a_document_pick_and_unshared_scans() -> None:
