@@ -23,13 +23,14 @@ from pytest_legalbench.llm.cassettes import cassette_file
 from pytest_legalbench.llm.client import ModelClient
 from pytest_legalbench.llm.cost_guard import CostGuard
 from pytest_legalbench.plugin.item_shares import shares, worker_number
-from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY
+from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, RELAY_INPUT
 from pytest_legalbench.plugin.session_notes import add_notes, note_lines
 from pytest_legalbench.plugin.settings import Settings
 from pytest_legalbench.run.items import Case
 
 if TYPE_CHECKING:
     from pytest_legalbench.run.benchmark import Benchmark
+    from pytest_legalbench.run.journal import BatchEntry
     from pytest_legalbench.run.journal_session import JournalSession
 
 #: The summary section of a batch run's notes (``plugin.session_notes``).
@@ -53,6 +54,7 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
     from pytest_legalbench.llm.cost_guard import CostLimitReached
     from pytest_legalbench.llm.ledger import Ledger
     from pytest_legalbench.run.batch_phases import BatchPhases, PhaseItem
+    from pytest_legalbench.run.journal import JournalError
 
     config = request.config
     journal = config.stash.get(JOURNAL_KEY, None)
@@ -83,7 +85,7 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
             BatchSettings(poll_interval_s=poll, fallback=settings.batch_fallback),
             backend=collector.backend_label,
             submitted=journal.submitted if journal is not None else (),
-            journal=journal.batched if journal is not None else lambda _: None,
+            journal=_batch_journal(config, journal),
             announce=announce, guard=guard,
             replayable=_replayable(config.rootpath / "cassettes", live.backend, record_mode,
                                    recording),
@@ -101,7 +103,9 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
             request.session.shouldstop = str(error)
             report = None
             stopped = str(error)
-        except BatchError as error:
+        except (BatchError, JournalError) as error:
+            # A journal relay out of reach too: the run must not wait on a batch whose id
+            # it could not keep.
             problem = f"legalbench batch: {error}"
             report = None
     if report is None and stopped is None:
@@ -114,6 +118,25 @@ def run_first_pass(request: pytest.FixtureRequest, settings: Settings, live: Cli
     add_notes(config, SECTION, lines)
     config.stash[REPLIES_KEY] = replies
     return replies
+
+
+def _batch_journal(config: pytest.Config,
+                   journal: JournalSession | None) -> Callable[[BatchEntry], None]:
+    """Where this process writes a batch line before waiting on the batch: the run journal,
+    or, on a worker on another host, the controller's relay (``run.journal_relay``)."""
+    if journal is None:
+        return lambda _: None
+    if journal.local:
+        return journal.batched
+    from pytest_legalbench.run.journal_relay import RelayAddress, relay_writer
+
+    given = getattr(config, "workerinput", {}).get(RELAY_INPUT)
+    if not isinstance(given, dict):
+        raise pytest.UsageError("legalbench batch: this worker on another host was given no "
+                                "journal relay by its controller (a controller of another "
+                                "pytest-legalbench version?)")
+    return relay_writer(RelayAddress(str(given["host"]), int(given["port"]),
+                                     str(given["token"])))
 
 
 def process_items(session: pytest.Session, settings: Settings,

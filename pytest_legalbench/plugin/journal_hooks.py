@@ -25,6 +25,7 @@ from pytest_legalbench.run.protocol import ITEM_PROPERTY, RECORD_PROPERTY
 from pytest_legalbench.run.run_folder import run_place
 
 if TYPE_CHECKING:
+    from pytest_legalbench.run.journal_relay import JournalRelay
     from pytest_legalbench.run.question_source import QuestionSource
 
 JOURNAL_KEY = pytest.StashKey[JournalSession]()
@@ -36,6 +37,14 @@ RUN_UID_KEY = pytest.StashKey[str]()
 WORKER_INPUT = "legalbench_journal"
 #: The ``workerinput`` key a worker on another host finds the resumed run's records under.
 RESUMED_INPUT = "legalbench_resumed"
+#: Where a batch run's controller listens for remote workers' batch lines (set when the
+#: session starts a batch run; the relay itself starts with the first remote worker).
+RELAY_BIND_KEY = pytest.StashKey[tuple[str, int]]()
+RELAY_KEY = pytest.StashKey["JournalRelay"]()
+#: The ``workerinput`` keys a remote worker of a batch run finds the relay under, and the
+#: batch lines of the resumed run (to collect instead of submitting again).
+RELAY_INPUT = "legalbench_relay"
+SUBMITTED_INPUT = "legalbench_submitted"
 #: A case id at the end of a benchmark item's node id (``[<id>]``, then xdist's ``@group``).
 _NODE_CASE = re.compile(r"\[([^\[\]]+)\](?:@[^\[\]]*)?$")
 
@@ -47,7 +56,8 @@ def open_journal(config: pytest.Config, settings: Settings,
     workerinput = getattr(config, "workerinput", {})
     given = workerinput.get(WORKER_INPUT)
     if given is not None:
-        return join_run(given, workerinput.get(RESUMED_INPUT))
+        return join_run(given, workerinput.get(RESUMED_INPUT),
+                        workerinput.get(SUBMITTED_INPUT))
     # A worker whose controller started no benchmark (the session asked for none before
     # collecting): every worker opens the same run, named by xdist's id of the test run.
     shared = _shared_run(workerinput.get("testrunuid"))
@@ -97,11 +107,43 @@ def pytest_configure_node(node: Any) -> None:
         # the resumed run finished, and this process journals the items it reports.
         node.workerinput[WORKER_INPUT] = {**journal.handed_over(), "local": False}
         node.workerinput[RESUMED_INPUT] = dict(journal.resumed)
+        bind = node.config.stash.get(RELAY_BIND_KEY, None)
+        if bind is not None:
+            # A batch run: the worker sends each batch line here before it waits on the
+            # batch, and collects the resumed run's batches instead of submitting them.
+            address = _relay(node.config, journal, bind).address
+            node.workerinput[RELAY_INPUT] = dataclasses.asdict(address)
+            node.workerinput[SUBMITTED_INPUT] = journal.submitted_lines()
     elif journal is not None:
         node.workerinput[WORKER_INPUT] = journal.handed_over()
     else:
         # Kept only to find the run the workers may open themselves (late_journal).
         node.config.stash[RUN_UID_KEY] = str(node.workerinput.get("testrunuid", ""))
+
+
+def _relay(config: pytest.Config, journal: JournalSession,
+           bind: tuple[str, int]) -> JournalRelay:
+    """The session's journal relay, started on first use."""
+    from pytest_legalbench.run.journal_relay import JournalRelay
+
+    relay = config.stash.get(RELAY_KEY, None)
+    if relay is None:
+        try:
+            relay = JournalRelay(bind, journal.run, journal.batched)
+        except OSError as error:
+            raise pytest.UsageError(
+                f"--legalbench-journal-relay {bind[0]}:{bind[1]}: cannot listen there "
+                f"({error.strerror or error})") from None
+        relay.start()
+        config.stash[RELAY_KEY] = relay
+    return relay
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    relay = config.stash.get(RELAY_KEY, None)
+    if relay is not None:
+        relay.close()
+        del config.stash[RELAY_KEY]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -142,6 +142,12 @@ OPTIONS = (
     Option("batch_poll", "--legalbench-batch-poll", "LEGALBENCH_BATCH_POLL",
            "seconds between two looks at a running batch. Default: 30 (0.2 on the embedded "
            "reference backend)", cli="--batch-poll", metavar="SECONDS"),
+    Option("journal_relay", "--legalbench-journal-relay", "LEGALBENCH_JOURNAL_RELAY",
+           "HOST:PORT the controller listens on for the batch lines of xdist workers on other "
+           "hosts (--tx socket=... or ssh=...), which cannot write this host's run journal "
+           "themselves; the workers connect to the same HOST:PORT, so for ssh hosts forward it "
+           "(RemoteForward). Default: 127.0.0.1:0 (loopback, any free port)",
+           metavar="HOST:PORT"),
     Option("plan", "--legalbench-plan", None,
            "print the run's plan (calls per stage, estimated tokens, dollars interactive and "
            "batch, with and without caching, per mode) and run nothing", switch=True,

@@ -19,7 +19,12 @@ from pytest_legalbench.ingest.manifest import available_profiles
 from pytest_legalbench.ingest.questions import QuestionFileError
 from pytest_legalbench.llm.backend import BackendConfigError, resolve_backend
 from pytest_legalbench.plugin.benchmark_request import GANDR_DEST, GANDR_INI, MODE_DEST, MODE_INI
-from pytest_legalbench.plugin.journal_hooks import JOURNAL_KEY, MODES_KEY, open_journal
+from pytest_legalbench.plugin.journal_hooks import (
+    JOURNAL_KEY,
+    MODES_KEY,
+    RELAY_BIND_KEY,
+    open_journal,
+)
 from pytest_legalbench.plugin.options import (
     MCP_SERVER_DEST,
     MCP_SERVER_FLAG,
@@ -133,18 +138,7 @@ def session_settings(config: pytest.Config) -> Settings:
         raise StartError(f"--legalbench-batch under xdist needs --dist load or loadgroup (what "
                          f"-n gives), not --dist {dist}: each worker's share of questions is "
                          f"fixed before its batches are sent")
-    if settings.batch and not all(_on_this_host(spec) for spec in config.getoption("tx", None) or ()):
-        raise StartError("--legalbench-batch runs on this host's workers only (--tx popen, or "
-                         "-n): a batch's ids must reach the run journal before the run waits on "
-                         "it, and a worker on another host cannot write this host's journal")
     return settings
-
-
-def _on_this_host(spec: str) -> bool:
-    """Whether an xdist ``--tx`` spec (``2*popen``, ``socket=HOST:PORT``, ``ssh=HOST``)
-    starts its workers on this host."""
-    # The gateway's kind is the spec's first part: "popen", "ssh=...", "socket=...".
-    return spec.rpartition("*")[2].split("//")[0].partition("=")[0] == "popen"
 
 
 def start_benchmark(config: pytest.Config) -> Settings:
@@ -185,6 +179,9 @@ def start_benchmark(config: pytest.Config) -> Settings:
         from pytest_legalbench.plugin import batch_hooks
 
         config.pluginmanager.register(batch_hooks, "legalbench-batch")
+        if not hasattr(config, "workerinput"):
+            # Workers on other hosts send their batch lines to this address (journal_hooks).
+            config.stash[RELAY_BIND_KEY] = settings.journal_relay
     share_cores_late(config)
     return settings
 

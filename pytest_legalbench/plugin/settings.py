@@ -35,6 +35,7 @@ from pytest_legalbench.modes.base import ModeSettings
 from pytest_legalbench.modes.registry import ModeRegistry, default_registry
 from pytest_legalbench.plugin.options import OPTIONS, RETRIEVAL_OPTIONS
 from pytest_legalbench.plugin.values import (
+    DEFAULT_JOURNAL_RELAY,
     Chosen,
     SettingsError,
     choose,
@@ -42,6 +43,7 @@ from pytest_legalbench.plugin.values import (
     dollars_of,
     folder_of,
     path_of,
+    relay_of,
     resolve_cache_dir,
     resolve_corpus_dir,
     seconds_of,
@@ -106,6 +108,9 @@ class Settings:
     """Seconds between two looks at a running batch; None: the backend's default."""
     plan: bool = False
     """Print the run's plan and run nothing (``run.cost_plan``)."""
+    journal_relay: tuple[str, int] = DEFAULT_JOURNAL_RELAY
+    """Where the controller takes the batch lines of workers on other hosts
+    (``run.journal_relay``)."""
 
 
 def resolve_backend_choice(chosen: Chosen | None) -> str | None:
@@ -203,6 +208,7 @@ def resolve_settings(
         sample=None if chosen["sample"] is None else count_of(chosen["sample"]),
         batch=switch_of(chosen["batch"]), batch_fallback=switch_of(chosen["batch_fallback"]),
         batch_poll_s=seconds_of(chosen["batch_poll"]), plan=switch_of(chosen["plan"]),
+        journal_relay=relay_of(chosen["journal_relay"]),
         mode_settings=resolve_mode_settings(cli, ini, env, answer_model=answer_model))
 
 

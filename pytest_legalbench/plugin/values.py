@@ -137,3 +137,20 @@ def seconds_of(chosen: Chosen | None) -> float | None:
     if not math.isfinite(seconds) or seconds <= 0:
         raise chosen.error(": expected a positive number of seconds, e.g. 300")
     return seconds
+
+
+#: Where the controller listens for remote workers' batch lines when nothing is chosen.
+DEFAULT_JOURNAL_RELAY = ("127.0.0.1", 0)
+
+
+def relay_of(chosen: Chosen | None) -> tuple[str, int]:
+    """The chosen ``HOST:PORT`` of the journal relay (``run.journal_relay``)."""
+    from pytest_legalbench.run.journal_relay import parse_bind
+
+    if chosen is None or not chosen.text.strip():
+        return DEFAULT_JOURNAL_RELAY
+    try:
+        return parse_bind(chosen.text.strip())
+    except ValueError:
+        raise chosen.error(": expected HOST:PORT, e.g. 127.0.0.1:8765 (port 0: any free "
+                           "port)") from None

@@ -268,3 +268,12 @@ def _entry(text: bytes, where: str) -> JournalEntry | None:
     except RecordError:
         return None
     return entry
+
+
+def batch_entry(line: Mapping[str, Any], where: str) -> BatchEntry:
+    """The batch entry of a journal line that came from elsewhere (a worker on another host,
+    through ``run.journal_relay``); JournalError when it is not one."""
+    entry = _entry(json.dumps(line).encode("utf-8"), where)
+    if not isinstance(entry, BatchEntry):
+        raise JournalError(f"{where}: not a batch line of the run journal")
+    return entry

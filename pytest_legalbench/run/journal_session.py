@@ -27,6 +27,7 @@ from pytest_legalbench.run.journal import (
     PlanEntry,
     StartEntry,
     StopEntry,
+    batch_entry,
     journal_line,
     read_journal,
 )
@@ -119,6 +120,14 @@ class JournalSession:
             return
         JournalWriter(self.journal).append(journal_line(entry))
 
+    def submitted_lines(self) -> list[dict[str, object]]:
+        """The journal lines of the batches earlier runs created under this run's settings
+        (``submitted``), as plain builtins for a worker on another host."""
+        if self.fresh:
+            return []
+        return [journal_line(entry) for entry in read_journal(self.journal).batches
+                if entry.digest == self.digest]
+
     def batches(self) -> tuple[BatchEntry, ...]:
         """The batches this run created so far."""
         return tuple(entry for entry in read_journal(self.journal).batches
@@ -170,15 +179,19 @@ def open_run(place: RunPlace, fingerprint: Fingerprint, *, report: bool,
 
 
 def join_run(given: Mapping[str, Any],
-             resumed: Mapping[str, Mapping[str, Any]] | None = None) -> JournalSession:
+             resumed: Mapping[str, Mapping[str, Any]] | None = None,
+             submitted: Sequence[Mapping[str, Any]] | None = None) -> JournalSession:
     """A worker's session of the run its controller opened (``handed_over``); a worker on
-    another host is handed the ``resumed`` records too, having no journal to read them from."""
+    another host is handed the ``resumed`` records and the ``submitted`` batch lines too,
+    having no journal to read them from."""
     session = from_builtins(JournalSession, given, what="the run handed to this worker",
                             error=JournalError)
     if session.fresh:
         return session
     if not session.local:
-        return replace(session, resumed=dict(resumed or {}))
+        return replace(session, resumed=dict(resumed or {}), submitted=tuple(
+            batch_entry(line, "a batch line handed to this worker").submission()
+            for line in submitted or ()))
     contents = read_journal(session.journal)
     return replace(session, resumed=contents.records(session.digest),
                    submitted=contents.submissions(session.digest))

@@ -25,6 +25,7 @@ import pytest
 from pytest_legalbench.reference_backend import ReferenceBackend
 from tests.support.benchmark_project import benchmark_project
 from tests.support.plugin_sessions import (
+    KILL_AFTER_BATCH_CONFTEST,
     MODES,
     Bench,
     bench,
@@ -39,27 +40,6 @@ from tests.support.plugin_sessions import (
 # Each test runs the benchmark in subprocesses, two or three times.
 pytestmark = pytest.mark.slow
 
-#: Kills its own process (SIGKILL) once the run journal holds a batch: a run interrupted
-#: after paying for its first batch, before collecting it.
-KILL_AFTER_BATCH_CONFTEST = """
-import json
-import os
-import signal
-import threading
-import time
-from pathlib import Path
-
-def _watch(journal):
-    while True:
-        if journal.exists() and any(json.loads(line).get("kind") == "batch"
-                                    for line in journal.read_text().splitlines() if line):
-            os.kill(os.getpid(), signal.SIGKILL)
-        time.sleep(0.02)
-
-def pytest_configure(config):
-    journal = Path(config.rootpath, "out", "journal.jsonl")
-    threading.Thread(target=_watch, args=(journal,), daemon=True).start()
-"""
 #: The lines with dollars (the cost lines, inject's footprint-and-cost line, the crossover):
 #: what a batch run prices differently.
 PRICED = re.compile(r"^  (cost|crossover|token footprint.*; cost)")

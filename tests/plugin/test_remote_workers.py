@@ -3,29 +3,39 @@ folder with its own cache folder (``LEGALBENCH_CACHE_DIR`` in its environment, a
 of its own), reached as ``--tx socket=127.0.0.1:PORT`` with the benchmark sent by
 ``--rsyncdir``. They give the summary of the serial run; each builds its indexes in its own
 cache; the run's journal, on the controller's host, holds every item (the controller writes
-it for them), so a resume there finds them all finished."""
+it for them), so a resume there finds them all finished. A batch run on them sends each
+batch line to the controller's journal relay before waiting on the batch, and a resume hands
+them the run's batches to collect instead of paying for them again."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pytest_legalbench.reference_backend import ReferenceBackend
 from tests.support.plugin_sessions import (
     FOREIGN_ENV,
+    KILL_AFTER_BATCH_CONFTEST,
     MODES,
     Bench,
     bench,
     isolate_environment,
     prepare,
     recording,
+    reference_server_args,
+    served_reference,
     summary_section,
 )
 
@@ -55,17 +65,18 @@ def _listening(port: int, server: subprocess.Popen[str]) -> None:
     pytest.fail(f"no socket server on port {port}")
 
 
-@pytest.fixture
-def hosts(tmp_path: Path, corpus_root: Path) -> Iterator[list[tuple[int, Path]]]:
+@contextlib.contextmanager
+def _socket_hosts(base: Path, corpus_root: Path,
+                  **extra_env: str) -> Iterator[list[tuple[int, Path]]]:
     """Two socket servers, each with its own working and cache folder: (port, folder)."""
     started: list[tuple[int, Path, subprocess.Popen[str]]] = []
     try:
         for name in ("host-a", "host-b"):
-            folder = tmp_path / name
+            folder = base / name
             folder.mkdir()
             env = {k: v for k, v in os.environ.items() if k not in FOREIGN_ENV}
             env.update(LEGALBENCH_CACHE_DIR=str(folder / "cache"),
-                       LEGALBENCH_CORPUS_DIR=str(corpus_root), HF_HUB_OFFLINE="1")
+                       LEGALBENCH_CORPUS_DIR=str(corpus_root), HF_HUB_OFFLINE="1", **extra_env)
             port = _free_port()
             server = subprocess.Popen(
                 [sys.executable, "-u", "-m", "execnet.script.socketserver", f"127.0.0.1:{port}"],
@@ -80,11 +91,18 @@ def hosts(tmp_path: Path, corpus_root: Path) -> Iterator[list[tuple[int, Path]]]
             server.wait(timeout=30)
 
 
+@pytest.fixture
+def hosts(tmp_path: Path, corpus_root: Path) -> Iterator[list[tuple[int, Path]]]:
+    """Two socket servers on loopback, each a host of its own."""
+    with _socket_hosts(tmp_path, corpus_root) as started:
+        yield started
+
+
 def _remote_args(shared: Bench, hosts: list[tuple[int, Path]], module: Path) -> list[str]:
     # No cache folder given: each worker takes its own host's (its environment).
     own = [arg for arg in shared.args(*MODES) if not arg.startswith("--legalbench-cache-dir")]
     return [*own, *(f"--tx=socket=127.0.0.1:{port}" for port, _ in hosts), "--dist=load",
-            f"--rsyncdir={module.parent}", "-p", "no:randomly", "-W",
+            f"--rsyncdir={module.parent}", "--max-worker-restart=0", "-p", "no:randomly", "-W",
             "ignore::DeprecationWarning", str(module)]
 
 
@@ -117,12 +135,92 @@ def test_two_socket_workers_on_their_own_folders_match_the_serial_run(
     assert summary_section(again.outlines) == summary_section(serial.lines)
 
 
-def test_batch_mode_refuses_workers_on_other_hosts(
+def _batch_lines(folder: Path) -> list[dict[str, Any]]:
+    lines = (folder / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+    return [entry for entry in map(json.loads, lines) if entry["kind"] == "batch"]
+
+
+def _without_batch_lines(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.startswith("legalbench batch:")]
+
+
+def _journaled_requests(folder: Path) -> Counter[str]:
+    calls = [call for entry in _batch_lines(folder) for call in entry["calls"]]
+    assert len({c["custom_id"] for c in calls}) == len(calls)
+    return Counter(str(c["request"]) for c in calls)
+
+
+def test_a_batch_run_on_socket_workers_journals_their_batches_here(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
-        corpus_root: Path) -> None:
+        corpus_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with served_reference(monkeypatch, batch_delay_s=1.0) as served, \
+            _socket_hosts(tmp_path_factory.mktemp("hosts"), corpus_root,
+                          ANTHROPIC_API_KEY="not-a-key") as remote:
+        shared = bench(tmp_path_factory, corpus_root)
+        prepare(pytester)
+        module = pytester.path / "test_legalbench.py"
+        args = [*_remote_args(shared, remote, module), *reference_server_args(served),
+                "--legalbench-batch", "--legalbench-report=out"]
+        result = pytester.runpytest_subprocess(*args, timeout=600)
+        result.assert_outcomes(passed=6)
+        output = result.stdout.str()
+        assert "legalbench batch: [gw0] batched:" in output
+        assert "legalbench batch: [gw1] batched:" in output
+        # Both workers' batches are in this host's journal, each request submitted once
+        # (counted at the server) and every call served from a batch.
+        assert served.batches.submitted == _journaled_requests(pytester.path / "out")
+        assert sum(served.batches.submitted.values()) == 15
+        assert sum(served.answered.values()) == 15
+        assert len({entry["run"] for entry in _batch_lines(pytester.path / "out")}) == 1
+    with ReferenceBackend(batch_delay_s=0.5) as fresh:
+        one = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(fresh),
+                                            "--legalbench-batch")
+    one.assert_outcomes(passed=6)
+    # The same summary, costs at the batch rate included; only the batch lines say which
+    # worker sent what.
+    assert _without_batch_lines(summary_section(result.outlines)) == \
+        _without_batch_lines(summary_section(one.outlines))
+
+
+def test_socket_workers_resuming_a_batch_run_collect_its_batches_instead_of_paying(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
+        corpus_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with served_reference(monkeypatch, batch_delay_s=1.0) as served, \
+            _socket_hosts(tmp_path_factory.mktemp("hosts"), corpus_root,
+                          ANTHROPIC_API_KEY="not-a-key") as remote:
+        shared = bench(tmp_path_factory, corpus_root)
+        prepare(pytester)
+        # Interrupted on this host after paying for its first batch.
+        pytester.makeconftest(KILL_AFTER_BATCH_CONFTEST)
+        local = [*shared.args(*MODES), *reference_server_args(served), "--legalbench-batch"]
+        first = pytester.runpytest_subprocess(*local, "--legalbench-report=out")
+        (pytester.path / "conftest.py").unlink()
+        assert first.ret == -signal.SIGKILL
+        assert len(_batch_lines(pytester.path / "out")) == 1
+        # Resumed on two workers elsewhere: they are handed that batch and collect it.
+        module = pytester.path / "test_legalbench.py"
+        resumed = pytester.runpytest_subprocess(
+            *_remote_args(shared, remote, module), *reference_server_args(served),
+            "--legalbench-batch", "--legalbench-resume=out", timeout=600)
+        resumed.assert_outcomes(passed=6)
+        assert "collected from the journal's batches" in resumed.stdout.str()
+        assert served.batches.submitted == _journaled_requests(pytester.path / "out")
+        assert sum(served.batches.submitted.values()) == 15
+        assert len(_batch_lines(pytester.path / "out")) > 1
+
+
+def test_a_journal_relay_that_cannot_listen_is_a_usage_error(
+        pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
+        corpus_root: Path, hosts: list[tuple[int, Path]]) -> None:
     prepare(pytester)
-    result = pytester.runpytest_subprocess(
-        *bench(tmp_path_factory, corpus_root).args(*MODES), "--legalbench-batch",
-        "--tx=socket=127.0.0.1:9", "--dist=load")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--legalbench-batch runs on this host's workers only*"])
+    module = pytester.path / "test_legalbench.py"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = pytester.runpytest_subprocess(
+            *_remote_args(bench(tmp_path_factory, corpus_root), hosts, module),
+            "--legalbench-batch", f"--legalbench-journal-relay=127.0.0.1:{port}", timeout=600)
+    assert result.ret != pytest.ExitCode.OK
+    assert f"--legalbench-journal-relay 127.0.0.1:{port}: cannot listen there" in \
+        result.stdout.str() + result.stderr.str()

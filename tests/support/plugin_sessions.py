@@ -224,3 +224,26 @@ def reference_server_args(backend: ReferenceBackend) -> list[str]:
     """The options that point a session at ``backend`` as a live server, recording nothing."""
     return ["--legalbench-backend=anthropic", f"--legalbench-base-url={backend.base_url}",
             "--legalbench-server-kind=reference", "--disable-recording", "-p", "no:randomly"]
+
+
+#: Kills its own process (SIGKILL) once the run journal holds a batch: a run interrupted
+#: after paying for its first batch, before collecting it.
+KILL_AFTER_BATCH_CONFTEST = """
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+def _watch(journal):
+    while True:
+        if journal.exists() and any(json.loads(line).get("kind") == "batch"
+                                    for line in journal.read_text().splitlines() if line):
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.02)
+
+def pytest_configure(config):
+    journal = Path(config.rootpath, "out", "journal.jsonl")
+    threading.Thread(target=_watch, args=(journal,), daemon=True).start()
+"""
