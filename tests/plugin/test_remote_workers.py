@@ -150,18 +150,28 @@ def _journaled_requests(folder: Path) -> Counter[str]:
     return Counter(str(c["request"]) for c in calls)
 
 
+@contextlib.contextmanager
+def _batch_hosts(pytester: pytest.Pytester, factory: pytest.TempPathFactory, corpus_root: Path,
+                 monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ReferenceBackend, Bench,
+                                                                    list[str]]]:
+    """A served reference backend, two socket hosts that reach it with a key, the benchmark
+    prepared: (server, bench, the options of a batch run on those hosts)."""
+    with served_reference(monkeypatch, batch_delay_s=1.0) as served, \
+            _socket_hosts(factory.mktemp("hosts"), corpus_root,
+                          ANTHROPIC_API_KEY="not-a-key") as remote:
+        shared = bench(factory, corpus_root)
+        prepare(pytester)
+        yield served, shared, [*_remote_args(shared, remote, pytester.path / "test_legalbench.py"),
+                               *reference_server_args(served), "--legalbench-batch"]
+
+
 def test_a_batch_run_on_socket_workers_journals_their_batches_here(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
         corpus_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with served_reference(monkeypatch, batch_delay_s=1.0) as served, \
-            _socket_hosts(tmp_path_factory.mktemp("hosts"), corpus_root,
-                          ANTHROPIC_API_KEY="not-a-key") as remote:
-        shared = bench(tmp_path_factory, corpus_root)
-        prepare(pytester)
-        module = pytester.path / "test_legalbench.py"
-        args = [*_remote_args(shared, remote, module), *reference_server_args(served),
-                "--legalbench-batch", "--legalbench-report=out"]
-        result = pytester.runpytest_subprocess(*args, timeout=600)
+    with _batch_hosts(pytester, tmp_path_factory, corpus_root,
+                      monkeypatch) as (served, shared, remote_batch):
+        result = pytester.runpytest_subprocess(*remote_batch, "--legalbench-report=out",
+                                               timeout=600)
         result.assert_outcomes(passed=6)
         output = result.stdout.str()
         assert "legalbench batch: [gw0] batched:" in output
@@ -185,11 +195,8 @@ def test_a_batch_run_on_socket_workers_journals_their_batches_here(
 def test_socket_workers_resuming_a_batch_run_collect_its_batches_instead_of_paying(
         pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory,
         corpus_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with served_reference(monkeypatch, batch_delay_s=1.0) as served, \
-            _socket_hosts(tmp_path_factory.mktemp("hosts"), corpus_root,
-                          ANTHROPIC_API_KEY="not-a-key") as remote:
-        shared = bench(tmp_path_factory, corpus_root)
-        prepare(pytester)
+    with _batch_hosts(pytester, tmp_path_factory, corpus_root,
+                      monkeypatch) as (served, shared, remote_batch):
         # Interrupted on this host after paying for its first batch.
         pytester.makeconftest(KILL_AFTER_BATCH_CONFTEST)
         local = [*shared.args(*MODES), *reference_server_args(served), "--legalbench-batch"]
@@ -198,10 +205,8 @@ def test_socket_workers_resuming_a_batch_run_collect_its_batches_instead_of_payi
         assert first.ret == -signal.SIGKILL
         assert len(_batch_lines(pytester.path / "out")) == 1
         # Resumed on two workers elsewhere: they are handed that batch and collect it.
-        module = pytester.path / "test_legalbench.py"
-        resumed = pytester.runpytest_subprocess(
-            *_remote_args(shared, remote, module), *reference_server_args(served),
-            "--legalbench-batch", "--legalbench-resume=out", timeout=600)
+        resumed = pytester.runpytest_subprocess(*remote_batch, "--legalbench-resume=out",
+                                                timeout=600)
         resumed.assert_outcomes(passed=6)
         assert "collected from the journal's batches" in resumed.stdout.str()
         assert served.batches.submitted == _journaled_requests(pytester.path / "out")
