@@ -49,10 +49,20 @@ def test_every_option_has_an_ini_key_named_after_its_flag() -> None:
         "legalbench_questions",
         "legalbench_report", "legalbench_faults", "legalbench_max_cost", "legalbench_repeats",
         "legalbench_fail_on_loss", "legalbench_skip_invalid", "legalbench_sample",
-        "legalbench_batch", "legalbench_batch_fallback", "legalbench_batch_poll"]
+        "legalbench_batch", "legalbench_batch_fallback", "legalbench_batch_poll",
+        "legalbench_journal_relay"]
     # Resuming a run, or only planning it, belongs to one invocation, never to an ini file.
     assert [o.flag for o in OPTIONS if not o.in_ini] == ["--legalbench-resume",
                                                          "--legalbench-plan"]
+
+
+def test_the_journal_relay_is_loopback_unless_chosen_and_a_bad_address_is_named() -> None:
+    assert resolve_settings({}, {}, {}, profiles=_profiles).journal_relay == ("127.0.0.1", 0)
+    chosen = resolve_settings({}, {}, {"LEGALBENCH_JOURNAL_RELAY": "10.0.0.5:8765"},
+                              profiles=_profiles)
+    assert chosen.journal_relay == ("10.0.0.5", 8765)
+    with pytest.raises(SettingsError, match=r"--legalbench-journal-relay='8765'.*HOST:PORT"):
+        resolve_settings({"journal_relay": "8765"}, {}, {}, profiles=_profiles)
 
 
 def test_gandr_systems_are_modes_and_gandr_all_names_all_six() -> None:
