@@ -5,14 +5,16 @@ An entry is ``<root>/lexical/<content digest>.npz`` (the compressed-row arrays o
 ``bm25.SparseBM25``, read with ``allow_pickle=False``) plus a JSON manifest beside it that
 holds the words in row order, written last: an entry without a manifest is unfinished and a
 plain miss, and an entry whose files disagree with it is rebuilt with a warning naming it.
-The digest covers the texts, the tokenisation (stemmed or not, and the suffix list) and the
-BM25 parameters, so a change to any of them is a different entry, never a stale read. There
-is no build lock: two workers on a cold cache may both build an entry, and the atomic writes
-leave one whole.
+The digest covers the texts, the tokenisation (stemmed or not), the BM25 parameters and the
+code that tokenises and indexes, so a change to any of them is a different entry, never a
+stale read. There is no build lock: two workers on a cold cache may both build an entry, and
+the atomic writes leave one whole.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
 import json
 import re
@@ -38,9 +40,20 @@ class LexicalCacheWarning(UserWarning):
     """A lexical cache entry that could not be read and is rebuilt."""
 
 
+@functools.cache
+def _code_digest() -> str:
+    """A digest of the tokenisation and BM25 code, so an edit to either is a new entry even
+    when nobody bumps a version (as ``navindex.build.builder_fingerprint`` does for indexes)."""
+    digest = hashlib.sha256()
+    for name in ("lexical_index.py", "bm25.py"):
+        digest.update((Path(__file__).parent / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def lexical_digest(texts: Sequence[str], tokeniser: str) -> str:
     """The entry key of a BM25 index over ``texts`` tokenised as ``tokeniser`` says."""
-    salt = f"bm25 v{LEXICAL_FORMAT} k1={K1} b={B} epsilon={EPSILON} {tokeniser}"
+    salt = (f"bm25 v{LEXICAL_FORMAT} code {_code_digest()} k1={K1} b={B} epsilon={EPSILON} "
+            f"{tokeniser}")
     return text_digest(texts, salt=salt)
 
 

@@ -68,7 +68,7 @@ class LexicalIndex:
     def _cached(self, texts: Sequence[str], cache_dir: Path, stem_words: bool) -> SparseBM25:
         from pytest_legalbench.vectors.lexical_cache import LexicalCache, lexical_digest
 
-        tokeniser = f"stemmed {'/'.join(_SUFFIXES)}" if stem_words else "words"
+        tokeniser = "stemmed" if stem_words else "words"
         cache = LexicalCache(cache_dir)
         digest = lexical_digest(texts, tokeniser)
         found = cache.get(digest, len(texts))
