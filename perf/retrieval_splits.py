@@ -192,6 +192,15 @@ RULES: tuple[Rule, ...] = (
          "scores 1.5 times the best", (NAVINDEX,), _set(navigator, "DEFINITION_FACTOR", 0.0)),
     Rule("navigator: keep share", "nodes under 20% of the best are not chosen", (NAVINDEX,),
          _set(navigator, "KEEP_SHARE", 0.0)),
+    Rule("navigator: instrument names out", "the navigator leaves the words a question "
+         "capitalises as its instrument's title or parties out of its words", (NAVINDEX,),
+         _set(navigator, "TITLE_NAMES_OUT", False)),
+    Rule("navigator: named documents first", "another document's node scores 3% of its "
+         "words when the question names its instrument (the router's 30% otherwise)",
+         (NAVINDEX,), _set(navigator, "OUTSIDE_ROUTE", routing.OFF_ROUTE)),
+    Rule("navigator: instrument openings", "a question asking who made an instrument, when or "
+         "under what name scores its opening as its best node", (NAVINDEX,),
+         _set(navigator, "OPENING_FACTOR", 0.0)),
     Rule("navigator: amendment partners", "an amendment's node and the original it cites "
          "are chosen together", (NAVINDEX,),
          _set(navigator, "_partners", lambda *args: [])),

@@ -5,9 +5,13 @@ provision text beyond its opening snippet), and chooses at most ``cap`` nodes:
 
 - **routing**: a question naming a party, instrument or transaction is answered from that
   transaction's documents (``modes.routing``, over titles, parties and the opening's names);
+  a node of another document scores ``OUTSIDE_ROUTE`` of its words;
 - **words**: BM25 over each node's heading, defined terms, keywords, summary and snippet,
   headings and defined terms counting three times (they name the subject), stemmed, with the
-  question's routing names left out;
+  question's routing names left out, and the words it capitalises as a routed instrument's
+  title or party names (generic ones too: "SUPPLY AGREEMENT", "Agent");
+- **openings**: a question asking who made a routed instrument, when or under what name
+  scores its opening as high as its best node;
 - **flags**: an amount asks for ``hasMoney``, a date for ``hasDate``, a cap for
   ``hasLiabilityLimit``, a condition for ``hasCondition``, a defined term for
   ``isDefinition``; a node carrying an asked-for flag scores more;
@@ -58,12 +62,24 @@ DEFINITION_FACTOR = 1.5
 KEEP_SHARE = 0.2
 #: Whether the words that routed a question are left out of its word matching.
 ROUTING_NAMES_OUT = True
+#: Whether the words a question capitalises as a routed instrument's title or a party's name
+#: ("the SUPPLY AGREEMENT between Acme Chemical and Agent") are left out of its word matching,
+#: generic ones included: they name the instrument, and left in they pick its opening.
+TITLE_NAMES_OUT = True
+#: The factor a node outside a routed question's documents scores with, a tenth of the
+#: router's: the named instrument answers, and another document's node comes only when it
+#: matches far better (at the router's factor, such nodes crowded out the named one's).
+OUTSIDE_ROUTE = 0.03
+#: What the opening of a routed instrument scores, as a multiple of the best, when the
+#: question asks who made it, when or under what name.
+OPENING_FACTOR = 1.0
 
 #: Index flag names by ``Flags`` field name (the question asks in field names).
 _FLAG_FIELDS = {"has_money": "hasMoney", "has_date": "hasDate",
                 "has_percentage": "hasPercentage", "has_liability_limit": "hasLiabilityLimit",
                 "has_condition": "hasCondition", "is_definition": "isDefinition"}
 _SPACE = re.compile(r"[^a-z0-9]+")
+_CASED_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -139,9 +155,14 @@ class Navigator:
         self.entries = tuple(e for view in views for e in view.entries)
         self.router = view_router(views)
         self.amends = {v.doc_id: v.amends for v in views}
+        self.naming = {v.doc_id: frozenset(tokenise(" ".join([v.title, *v.parties])))
+                       for v in views}
         # The document root is never chosen: it is the whole instrument, which is inject's job.
         self.candidates = tuple(e for e in self.entries
                                 if not e.is_contents and e.parent is not None)
+        self.openings: dict[str, str] = {}
+        for entry in self.candidates:
+            self.openings.setdefault(entry.doc_id, entry.node_id)
         self._bm25 = SparseBM25([_words(e) or ["\0"] for e in self.candidates])
         self._tree = _Tree(self.entries)
 
@@ -154,17 +175,30 @@ class Navigator:
         """Scores of the candidate entries (contents never) that match the question at all."""
         if not self.candidates:
             return {}
-        return _scored(self.candidates, self._bm25, question, route)
+        named = frozenset().union(*(self.naming.get(d, ()) for d in route.documents()))
+        scores = _scored(self.candidates, self._bm25, question, route, named)
+        if OPENING_FACTOR and route.routed and routing.asks_about_instrument(question):
+            # Who made an instrument, when and under what name is written in its opening,
+            # which a question naming the instrument no longer finds by those names.
+            best = max(scores.values(), default=0.0) or 1.0
+            for doc_id in route.families[0]:
+                opening = self.openings.get(doc_id)
+                if opening is not None:
+                    scores[opening] = max(scores.get(opening, 0.0), best * OPENING_FACTOR)
+        return scores
 
 
 def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
-            route: Route) -> dict[str, float]:
+            route: Route, named: frozenset[str] = frozenset()) -> dict[str, float]:
     # The names that routed the question have done their work: left in, they would pick the
     # openings and signature blocks that print them, not the provision asked about.
     names = ({word for name in route.words for word in stemmed(name)} if ROUTING_NAMES_OUT
              else set())
-    asked_words = [stem(w) for w in tokenise(question) if w not in STOP_WORDS
-                   and stem(w) not in names] or stemmed(question)
+    # A term the question defines by a party's name ("Fox") is still asked for: only the
+    # word matching leaves the instrument's names out.
+    subject = _unnamed(question, named)
+    asked_words = [stem(w) for w in tokenise(subject) if w not in STOP_WORDS
+                   and stem(w) not in names] or stemmed(subject)
     matched = bm25.scores(asked_words)
     flags = [_FLAG_FIELDS[f] for f in question_flags(question)]
     asked = _asked_terms(question)
@@ -174,7 +208,8 @@ def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
             continue
         score = float(lexical) * (1 + routing.FLAG_BONUS
                                   * sum(bool(entry.fields.get(f)) for f in flags))
-        scores[entry.node_id] = score * route.weight(entry.doc_id)
+        weight = route.weight(entry.doc_id)
+        scores[entry.node_id] = score * (weight if weight >= 1.0 else OUTSIDE_ROUTE)
     scores = _with_parts(candidates, scores)
     for entry in candidates:
         if entry.node_id in scores and int(entry.fields.get("textLength") or 0) > LONG_TEXT:
@@ -186,6 +221,15 @@ def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
         if defined & asked and entry.node_id in scores and route.weight(entry.doc_id) > OFF_ROUTE:
             scores[entry.node_id] = max(scores[entry.node_id], best * DEFINITION_FACTOR)
     return {node_id: round(score, 6) for node_id, score in scores.items()}
+
+
+def _unnamed(question: str, named: frozenset[str]) -> str:
+    """``question`` without the words it capitalises that are in ``named`` (the routed
+    instruments' titles and parties); the same word written lower-case is the subject."""
+    if not TITLE_NAMES_OUT or not named:
+        return question
+    return _CASED_WORD.sub(lambda word: " " if word[0][0].isupper()
+                           and word[0].casefold() in named else word[0], question)
 
 
 def _with_parts(entries: Sequence[Entry], own: Mapping[str, float]) -> dict[str, float]:
