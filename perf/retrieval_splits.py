@@ -454,6 +454,12 @@ def merged(paths: Sequence[Path]) -> dict[str, Any]:
     reports: list[dict[str, Any]] = [json.loads(path.read_text(encoding="utf-8"))
                                      for path in paths]
     first = reports[0]
+    # A mode measured again replaces its earlier figures; each mode keeps the commit it was
+    # measured at, so a merge of reports from different commits says which figure is whose.
+    measured_at: dict[str, str] = {}
+    for report in reports:
+        for mode in report["variants"].get("all rules on", {}).get("results", {}):
+            measured_at[mode] = report.get("measured_at", {}).get(mode, report["commit"])
     for other in reports[1:]:
         if (other["tests"], other["budgets"]) != (first["tests"], first["budgets"]):
             raise SystemExit("the reports were measured on different samples or budgets")
@@ -462,6 +468,7 @@ def merged(paths: Sequence[Path]) -> dict[str, Any]:
             entry["results"].update(found["results"])
         first["seconds"] = max(first["seconds"], other["seconds"])
         first["load_after"] = other["load_after"]
+    first["measured_at"] = measured_at
     return first
 
 
@@ -478,7 +485,12 @@ def render(report: dict[str, Any]) -> str:
     qa_keys = [key for _, key in QA_SETS if key in first_entry]
     qa_sets = ", ".join(f"{_QA_NAMES[k]} {first_entry[k]['questions']} document-bound "
                         "questions" for k in qa_keys)
-    lines = [(f"Measured at {report['commit']}: "
+    commits: dict[str, list[str]] = {}
+    for mode, commit_id in report.get("measured_at", {}).items():
+        commits.setdefault(commit_id, []).append(mode)
+    where = "; ".join(f"{c} ({', '.join(m)})" for c, m in commits.items()) \
+        if len(commits) > 1 else report["commit"]
+    lines = [(f"Measured at {where}: "
               + " and ".join(f"{report['tests'][s]} {_SPLIT_NAMES[s]}" for s in splits)
               + " CUAD span tests (every test of "
               f"{report['families_per_split']} contract families per split, spread evenly"
@@ -501,7 +513,9 @@ def render(report: dict[str, Any]) -> str:
     if len(variants) > 1:
         lines += ["", ("Ablation: each rule switched off alone; the change in recall against "
                        "all rules on (negative: the rule helps, positive: it hurts)."), ""]
-        for mode in [m for m in base if m != "navembed:chunks"]:
+        ablated = [m for m in base if m != "navembed:chunks" and any(
+            m in found["results"] for name, found in variants.items() if name != "all rules on")]
+        for mode in ablated:
             lines += [f"**{mode}**", "", "| rule off | what the rule does | "
                       + " | ".join(names + [_QA_NAMES[k] for k in qa_keys]) + " |",
                       "|---|---|" + "---|" * (len(columns) + len(qa_keys))]
