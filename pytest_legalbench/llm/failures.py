@@ -59,7 +59,10 @@ def classify(exc: Exception, timeout_s: float,
     if isinstance(exc, ErrorBody):
         return Failure(None, str(exc), exc.retryable, None, f"200 {exc.error_type}")
     if isinstance(exc, anthropic.APIStatusError):
-        message = exc.api_message or exc.message
+        # A body that is not JSON (a proxy's page) is the message as sent: SDK releases differ
+        # in what they put before it ("Error code: 403 - ...", "403 ...").
+        text = exc.body if isinstance(exc.body, str) and exc.body.strip() else None
+        message = exc.api_message or text or exc.message
         after = parse_retry_after(exc.response.headers, time.time())
         return Failure(exc.status_code, message, exc.status_code in RETRYABLE_STATUSES, after,
                        f"HTTP {exc.status_code}")
