@@ -172,7 +172,8 @@ class Navigator:
         return _choose(self._tree, scores, self.amends, cap)
 
     def scores(self, question: str, route: Route) -> dict[str, float]:
-        """Scores of the candidate entries (contents never) that match the question at all."""
+        """Scores of the candidate entries (contents never) that match the question at all,
+        and of a routed instrument's opening when the question asks who made it."""
         if not self.candidates:
             return {}
         named = frozenset().union(*(self.naming.get(d, ()) for d in route.documents()))
