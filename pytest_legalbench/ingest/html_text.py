@@ -8,6 +8,11 @@ inside a flex row. The style is read as far as that layout needs: a block tag di
 (``inline-block``, ``inline-flex``, floated, given a width or a side margin) is set apart by a
 space. ``display:none`` is not read as hidden: an unclosed ``<p>`` so styled would hide the
 rest of a document, and filings use it for empty spacers.
+
+Some filings are page images, each carrying its text as an invisible layer (white, one point
+high) in which every printed line break is written as two or more spaces. That text is read
+with those runs as line breaks, so its headings and numbered paragraphs open lines as they do
+on the printed page.
 """
 
 from __future__ import annotations
@@ -47,6 +52,13 @@ _BOXED = re.compile(
 _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
                         "meta", "param", "source", "track", "wbr"})
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+#: An invisible text layer's style: a font of at most two points (or pixels) in white.
+_LAYER_SIZE = re.compile(r"(?:^|;)\s*font-size\s*:\s*(?:0?\.\d+|[0-2](?:\.\d+)?)(?:pt|px)\b",
+                         re.IGNORECASE)
+_LAYER_COLOUR = re.compile(r"(?:^|;)\s*color\s*:\s*(?:white|#fff(?:fff)?)\s*(?:;|$)",
+                           re.IGNORECASE)
+#: How a text layer writes a line break.
+_LAYER_BREAK = re.compile(r"[ \t\u00a0]{2,}")
 
 
 @dataclass
@@ -131,9 +143,11 @@ class _TextCollector(HTMLParser):
         self._tables: list[_Table] = []
         self._hidden: dict[str, int] = {}
         self._pre_depth = 0
+        self._layer_depth = 0
         # Per tag name, for each open element: whether its style asks for a space at its end,
-        # and whether it is a block tag displayed inline (its end breaks no line either).
-        self._open: dict[str, list[tuple[bool, bool]]] = {}
+        # whether it is a block tag displayed inline (its end breaks no line either), and
+        # whether it opens an invisible text layer.
+        self._open: dict[str, list[tuple[bool, bool, bool]]] = {}
 
     def _sink(self) -> _Sink:
         if not self._tables:
@@ -154,7 +168,9 @@ class _TextCollector(HTMLParser):
         # of full width still sits on a line of its own.
         inline = display == "inline" and tag in _BLOCK_TAGS and tag not in _VOID_TAGS
         if tag not in _VOID_TAGS:
-            self._open.setdefault(tag, []).append((boxed, inline))
+            layer = _is_text_layer(attrs)
+            self._layer_depth += layer
+            self._open.setdefault(tag, []).append((boxed, inline, layer))
         if boxed:
             self._sink().add(" ", False)
         if inline:
@@ -177,7 +193,8 @@ class _TextCollector(HTMLParser):
                 self._hidden[tag] -= 1
             return
         opened = self._open.get(tag)
-        boxed, inline = opened.pop() if opened else (False, False)
+        boxed, inline, layer = opened.pop() if opened else (False, False, False)
+        self._layer_depth -= layer
         if boxed:
             self._sink().add(" ", False)
         if inline:
@@ -199,6 +216,10 @@ class _TextCollector(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if any(self._hidden.values()):
+            return
+        if self._layer_depth > 0:
+            # Kept as preformatted lines: the layer's own line breaks, the source's are spaces.
+            self._sink().add(_LAYER_BREAK.sub("\n", data.replace("\n", " ")), True)
             return
         self._sink().add(data, self._pre_depth > 0)
 
@@ -240,6 +261,12 @@ def _layout(attrs: list[tuple[str, str | None]]) -> tuple[str, bool]:
     display = found[-1].lower() if found else ""
     return display, display in ("inline-block", "inline-flex", "inline-table") or bool(
         _BOXED.search(style))
+
+
+def _is_text_layer(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an element's inline style makes its text an invisible layer over an image."""
+    style = next((value for name, value in attrs if name == "style" and value), "")
+    return bool(style) and bool(_LAYER_SIZE.search(style)) and bool(_LAYER_COLOUR.search(style))
 
 
 def html_to_text(html: str) -> str:

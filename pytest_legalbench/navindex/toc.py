@@ -99,10 +99,29 @@ def _judge_run(lines: Sequence[Line], first: int, last: int) -> TocRegion | None
         or schedules_first
     )
     if not is_toc:
-        return None
+        return _attachment_list(lines, entries)
     start = heading if heading is not None else entries[0][0]
     # Trailing page numbers and the repeated title belong to the body that follows.
     end = entries[-1][0]
     while end + 1 <= last and _PAGE_MARKER.match(lines[end + 1].text):
         end += 1
     return TocRegion(first=start, last=end, heading=heading)
+
+
+#: Lines an attachment list may hold between two entries (a title wrapped under its label).
+_ENTRY_GAP = 3
+
+
+def _attachment_list(lines: Sequence[Line], entries: list[tuple[int, Marker]]) -> TocRegion | None:
+    """The list of schedules and exhibits that opens a run whose later entries are the body's
+    own headings: at least three schedule entries in a row, each within a few lines of the
+    last, before the first article or section. Read as provisions, the last entry of the list
+    would hold the whole body."""
+    listed = 1
+    while (listed < len(entries) and entries[listed][1].kind == "schedule"
+           and entries[listed][0] - entries[listed - 1][0] <= _ENTRY_GAP):
+        listed += 1
+    if (entries[0][1].kind != "schedule" or listed < 3 or listed == len(entries)
+            or entries[listed][1].kind == "schedule"):
+        return None
+    return TocRegion(first=entries[0][0], last=entries[listed - 1][0], heading=None)

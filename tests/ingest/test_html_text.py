@@ -100,6 +100,21 @@ def test_preformatted_text_keeps_its_lines() -> None:
     assert html_to_text(source) == '1.  DEFINITIONS\n\n1.1   "Term" means\na thing.\n\nx'
 
 
+def test_an_invisible_text_layer_keeps_its_printed_line_breaks() -> None:
+    # Page-image filings carry their text in white one-point type, each line break as spaces.
+    layer = ('<div><img src="p1.jpg"><div><font size="1" style="font-size:1pt;color:white">'
+             "  12  ACME-DOCS 4411.2  SECTION 2.01.  Loans.  The Lender shall lend\n"
+             "up to  $5,000,000.    (a) Each Loan is due</font></div></div>")
+    assert html_to_text(layer) == ("12\nACME-DOCS 4411.2\nSECTION 2.01.\nLoans.\n"
+                                   "The Lender shall lend up to\n$5,000,000.\n(a) Each Loan is due")
+
+
+def test_white_or_tiny_text_alone_is_not_a_layer() -> None:
+    white = '<p style="color:#ffffff">Section 1.  Term.</p>'
+    tiny = '<p style="font-size:1pt">Section 1.  Term.</p>'
+    assert html_to_text(white) == html_to_text(tiny) == "Section 1. Term."
+
+
 def test_uppercase_markup_and_crlf_line_endings() -> None:
     source = "<P ALIGN=center>One\r\ntwo</P>\r\n<DIV>Three</DIV>"
     assert html_to_text(source) == "One two\n\nThree"

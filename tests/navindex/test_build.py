@@ -143,6 +143,22 @@ def test_statistics_of_the_small_corpus(built: tuple[DocumentIndex, ...]) -> Non
     assert total["index_tokens_optimised"] < total["index_tokens"]
 
 
+def test_a_list_of_attachments_before_the_body_does_not_hold_the_body() -> None:
+    text = ("LOAN AGREEMENT\n\nEXHIBITS\nEXHIBIT A\n- Form of Loan Request\nEXHIBIT B\n"
+            "- Form of Certificate\nEXHIBIT C\n- Form of Note\n"
+            "This Loan Agreement is made by the parties below.\n\n"
+            "ARTICLE I DEFINITIONS\n\nSection 1.01. Terms. Words mean what they say.\n\n"
+            "ARTICLE II LOANS\n\nSection 2.01. Loans. The Lender lends.\n")
+    index, = build_corpus([_document("list-doc", text)])
+    by_id = index.by_id()
+    articles = [n for n in index.nodes if n.kind == "article"]
+    assert [a.clause_reference for a in articles] == ["ARTICLE I", "ARTICLE II"]
+    # The articles hang from the document, not from the last exhibit listed.
+    assert all(by_id[a.parent].kind == "document" for a in articles if a.parent)
+    listed = [n for n in index.nodes if n.clause_reference.startswith("EXHIBIT")]
+    assert listed and all(n.flags.is_toc_entry for n in listed)
+
+
 def test_every_node_kind_is_a_documented_kind(built: tuple[DocumentIndex, ...]) -> None:
     assert {n.kind for index in built for n in index.nodes} <= set(NODE_KINDS)
 
