@@ -201,6 +201,10 @@ RULES: tuple[Rule, ...] = (
     Rule("navigator: instrument openings", "a question asking who made an instrument, when or "
          "under what name scores its opening as its best node", (NAVINDEX,),
          _set(navigator, "OPENING_FACTOR", 0.0)),
+    Rule("navigator: named title", "a question routed to several transactions reads the "
+         "one whose instrument's title it writes (the share of the title's words it holds, "
+         "the longer title on a tie, at least 75%)", (NAVINDEX,),
+         _set(navigator, "NAMED_TITLE", False)),
     Rule("navigator: amendment partners", "an amendment's node and the original it cites "
          "are chosen together", (NAVINDEX,),
          _set(navigator, "_partners", lambda *args: [])),

@@ -73,6 +73,12 @@ OUTSIDE_ROUTE = 0.03
 #: What the opening of a routed instrument scores, as a multiple of the best, when the
 #: question asks who made it, when or under what name.
 OPENING_FACTOR = 1.0
+#: Whether a question routed to several transactions is narrowed to the one holding the
+#: instrument whose title it writes: the share of that title's words the question holds, ties
+#: going to the longer title ("Amendment No. 1 to the Maintenance Agreement" over "Maintenance
+#: Agreement" when the question writes the first), at least ``TITLE_COVERAGE``.
+NAMED_TITLE = True
+TITLE_COVERAGE = 0.75
 
 #: Index flag names by ``Flags`` field name (the question asks in field names).
 _FLAG_FIELDS = {"has_money": "hasMoney", "has_date": "hasDate",
@@ -157,6 +163,8 @@ class Navigator:
         self.amends = {v.doc_id: v.amends for v in views}
         self.naming = {v.doc_id: frozenset(tokenise(" ".join([v.title, *v.parties])))
                        for v in views}
+        self.titles = {v.doc_id: frozenset(w for w in tokenise(v.title) if w not in STOP_WORDS)
+                       for v in views}
         # The document root is never chosen: it is the whole instrument, which is inject's job.
         self.candidates = tuple(e for e in self.entries
                                 if not e.is_contents and e.parent is not None)
@@ -168,8 +176,29 @@ class Navigator:
 
     def select(self, question: str, cap: int) -> list[Entry]:
         """At most ``cap`` entries to fetch for ``question``, best first."""
-        scores = self.scores(question, self.router.route(question))
+        scores = self.scores(question, self.route(question))
         return _choose(self._tree, scores, self.amends, cap)
+
+    def route(self, question: str) -> Route:
+        """The router's route, narrowed to the transaction whose instrument the question
+        names by its title when it named several (``NAMED_TITLE``)."""
+        route = self.router.route(question)
+        if not NAMED_TITLE or len(route.families) < 2:
+            return route
+        asked = frozenset(tokenise(question))
+
+        def named(family: tuple[str, ...]) -> tuple[float, int]:
+            return max(((len(self.titles[d] & asked) / len(self.titles[d]),
+                         len(self.titles[d] & asked)) if self.titles.get(d) else (0.0, 0)
+                        for d in family), default=(0.0, 0))
+
+        ranked = sorted(route.families, key=named, reverse=True)
+        best, runner_up = named(ranked[0]), named(ranked[1])
+        if best[0] < TITLE_COVERAGE or best <= runner_up:
+            return route
+        inside = set(ranked[0])
+        return Route({doc: 1.0 if doc in inside else OFF_ROUTE for doc in route.weights},
+                     (ranked[0],), route.words)
 
     def scores(self, question: str, route: Route) -> dict[str, float]:
         """Scores of the candidate entries (contents never) that match the question at all,

@@ -110,3 +110,45 @@ def test_without_the_opening_rule_the_parties_question_misses_the_opening(
     monkeypatch.setattr(navigator, "OPENING_FACTOR", 0.0)
     question = "Who are the parties to the SUPPLY AGREEMENT between Acme Chemical Company?"
     assert f"{SUPPLY}:front" not in _chosen(nav, question, cap=2)
+
+
+def _sibling_views() -> list[IndexView]:
+    # Two filings of the same parties: the agreement and, filed apart, an amendment to it.
+    base = _view("maint-1", "Global Maintenance Agreement", ["Azure Air", "Rotor Works"], [
+        _node("front", "", "This Global Maintenance Agreement is made between Azure Air and "
+              "Rotor Works."),
+        _node("20", "Governing Law", "This agreement is governed by the laws of France."),
+    ])
+    amendment = _view("maint-2", "Amendment No. 1 to the Global Maintenance Agreement",
+                      ["Azure Air", "Rotor Works"], [
+        _node("front", "", "This Amendment No. 1 is made between Azure Air and Rotor Works."),
+        _node("3", "Governing Law", "This amendment is governed by the laws of England."),
+    ])
+    # Other transactions, so that the two filings' party names are rare enough to route by.
+    return [base, amendment, *_views()]
+
+
+def test_a_question_naming_one_of_two_sibling_instruments_reads_that_one() -> None:
+    nav = Navigator(_sibling_views())
+    base = "In the GLOBAL MAINTENANCE AGREEMENT between Azure Air and Rotor Works, which law governs?"
+    amended = ("In the Amendment No. 1 to the Global Maintenance Agreement between Azure Air and "
+               "Rotor Works, which law governs?")
+    assert nav.router.route(base).documents() == ("maint-1", "maint-2")
+    assert nav.route(base).documents() == ("maint-1",)
+    # Both titles are written in full here; the longer one is the more specific name.
+    assert nav.route(amended).documents() == ("maint-2",)
+    assert _chosen(nav, base, 1) == ["maint-1:20"]
+    assert _chosen(nav, amended, 1) == ["maint-2:3"]
+
+
+def test_a_question_naming_neither_title_keeps_both_siblings() -> None:
+    nav = Navigator(_sibling_views())
+    question = "Between Azure Air and Rotor Works, which law governs?"
+    assert nav.route(question).documents() == ("maint-1", "maint-2")
+
+
+def test_without_the_rule_the_siblings_share_the_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(navigator, "NAMED_TITLE", False)
+    nav = Navigator(_sibling_views())
+    question = "In the GLOBAL MAINTENANCE AGREEMENT between Azure Air and Rotor Works, which law governs?"
+    assert nav.route(question).documents() == ("maint-1", "maint-2")
