@@ -53,8 +53,8 @@ _VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "inpu
                         "meta", "param", "source", "track", "wbr"})
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 #: An invisible text layer's style: a font of at most two points (or pixels) in white.
-_LAYER_SIZE = re.compile(r"(?:^|;)\s*font-size\s*:\s*(?:0?\.\d+|[0-2](?:\.\d+)?)(?:pt|px)\b",
-                         re.IGNORECASE)
+_LAYER_SIZE = re.compile(
+    r"(?:^|;)\s*font-size\s*:\s*(?:0?\.\d+|[01](?:\.\d+)?|2(?:\.0+)?)(?:pt|px)\b", re.IGNORECASE)
 _LAYER_COLOUR = re.compile(r"(?:^|;)\s*color\s*:\s*(?:white|#fff(?:fff)?)\s*(?:;|$)",
                            re.IGNORECASE)
 #: How a text layer writes a line break.

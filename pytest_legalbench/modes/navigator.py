@@ -5,7 +5,8 @@ provision text beyond its opening snippet), and chooses at most ``cap`` nodes:
 
 - **routing**: a question naming a party, instrument or transaction is answered from that
   transaction's documents (``modes.routing``, over titles, parties and the opening's names);
-  a node of another document scores ``OUTSIDE_ROUTE`` of its words;
+  a node of another document scores ``OUTSIDE_ROUTE`` of its words; a question routed to
+  several transactions reads the one whose instrument's title it writes (``NAMED_TITLE``);
 - **words**: BM25 over each node's heading, defined terms, keywords, summary and snippet,
   headings and defined terms counting three times (they name the subject), stemmed, with the
   question's routing names left out, and the words it capitalises as a routed instrument's

@@ -112,7 +112,9 @@ def test_an_invisible_text_layer_keeps_its_printed_line_breaks() -> None:
 def test_white_or_tiny_text_alone_is_not_a_layer() -> None:
     white = '<p style="color:#ffffff">Section 1.  Term.</p>'
     tiny = '<p style="font-size:1pt">Section 1.  Term.</p>'
-    assert html_to_text(white) == html_to_text(tiny) == "Section 1. Term."
+    small_white = '<p style="font-size:2.5pt;color:white">Section 1.  Term.</p>'
+    assert html_to_text(white) == html_to_text(tiny) == html_to_text(small_white) \
+        == "Section 1. Term."
 
 
 def test_uppercase_markup_and_crlf_line_endings() -> None:

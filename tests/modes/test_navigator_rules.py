@@ -130,7 +130,8 @@ def _sibling_views() -> list[IndexView]:
 
 def test_a_question_naming_one_of_two_sibling_instruments_reads_that_one() -> None:
     nav = Navigator(_sibling_views())
-    base = "In the GLOBAL MAINTENANCE AGREEMENT between Azure Air and Rotor Works, which law governs?"
+    base = ("In the GLOBAL MAINTENANCE AGREEMENT between Azure Air and Rotor Works, which law "
+            "governs?")
     amended = ("In the Amendment No. 1 to the Global Maintenance Agreement between Azure Air and "
                "Rotor Works, which law governs?")
     assert nav.router.route(base).documents() == ("maint-1", "maint-2")
@@ -150,5 +151,6 @@ def test_a_question_naming_neither_title_keeps_both_siblings() -> None:
 def test_without_the_rule_the_siblings_share_the_route(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(navigator, "NAMED_TITLE", False)
     nav = Navigator(_sibling_views())
-    question = "In the GLOBAL MAINTENANCE AGREEMENT between Azure Air and Rotor Works, which law governs?"
+    question = ("In the GLOBAL MAINTENANCE AGREEMENT between Azure Air and Rotor Works, which "
+                "law governs?")
     assert nav.route(question).documents() == ("maint-1", "maint-2")
