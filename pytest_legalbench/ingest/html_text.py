@@ -254,7 +254,7 @@ class _TextCollector(HTMLParser):
 def _layout(attrs: list[tuple[str, str | None]]) -> tuple[str, bool]:
     """The ``display`` of an element's inline style ("" when unset) and whether its layout
     sets it apart as a box on its line."""
-    style = next((value for name, value in attrs if name == "style" and value), "")
+    style = _style(attrs)
     if not style:
         return "", False
     found = _DISPLAY.findall(style)
@@ -263,10 +263,15 @@ def _layout(attrs: list[tuple[str, str | None]]) -> tuple[str, bool]:
         _BOXED.search(style))
 
 
+def _style(attrs: list[tuple[str, str | None]]) -> str:
+    """An element's inline style ("" when it has none)."""
+    return next((value for name, value in attrs if name == "style" and value), "")
+
+
 def _is_text_layer(attrs: list[tuple[str, str | None]]) -> bool:
     """Whether an element's inline style makes its text an invisible layer over an image."""
-    style = next((value for name, value in attrs if name == "style" and value), "")
-    return bool(style) and bool(_LAYER_SIZE.search(style)) and bool(_LAYER_COLOUR.search(style))
+    style = _style(attrs)
+    return bool(_LAYER_SIZE.search(style)) and bool(_LAYER_COLOUR.search(style))
 
 
 def html_to_text(html: str) -> str:

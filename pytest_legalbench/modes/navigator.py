@@ -187,19 +187,13 @@ class Navigator:
         if not NAMED_TITLE or len(route.families) < 2:
             return route
         asked = frozenset(tokenise(question))
-
-        def named(family: tuple[str, ...]) -> tuple[float, int]:
-            return max(((len(self.titles[d] & asked) / len(self.titles[d]),
-                         len(self.titles[d] & asked)) if self.titles.get(d) else (0.0, 0)
-                        for d in family), default=(0.0, 0))
-
-        ranked = sorted(route.families, key=named, reverse=True)
-        best, runner_up = named(ranked[0]), named(ranked[1])
-        if best[0] < TITLE_COVERAGE or best <= runner_up:
+        match = {family: max(_title_match(self.titles.get(d, frozenset()), asked)
+                             for d in family) for family in route.families}
+        first, second = sorted(route.families, key=match.__getitem__, reverse=True)[:2]
+        if match[first][0] < TITLE_COVERAGE or match[first] <= match[second]:
             return route
-        inside = set(ranked[0])
-        return Route({doc: 1.0 if doc in inside else OFF_ROUTE for doc in route.weights},
-                     (ranked[0],), route.words)
+        return Route({doc: 1.0 if doc in first else OFF_ROUTE for doc in route.weights},
+                     (first,), route.words)
 
     def scores(self, question: str, route: Route) -> dict[str, float]:
         """Scores of the candidate entries (contents never) that match the question at all,
@@ -252,6 +246,12 @@ def _scored(candidates: Sequence[Entry], bm25: SparseBM25, question: str,
         if defined & asked and entry.node_id in scores and route.weight(entry.doc_id) > OFF_ROUTE:
             scores[entry.node_id] = max(scores[entry.node_id], best * DEFINITION_FACTOR)
     return {node_id: round(score, 6) for node_id, score in scores.items()}
+
+
+def _title_match(title: frozenset[str], asked: frozenset[str]) -> tuple[float, int]:
+    """How fully a question writes a title: the share of its words it holds, then how many."""
+    held = len(title & asked)
+    return (held / len(title), held) if title else (0.0, 0)
 
 
 def _unnamed(question: str, named: frozenset[str]) -> str:
