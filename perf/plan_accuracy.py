@@ -2,7 +2,7 @@
 ledger of a reference-backend run, per stage, as the ratio estimate / actual.
 
 Run: ``nice -n 5 .venv/bin/python perf/plan_accuracy.py [--qa-run DIR] [--gandr-run DIR]
-[--cuad-run DIR] [--cuad-sample N] [--out FILE]`` (corpus from $LEGALBENCH_CORPUS_DIR, else
+[--cuad-run DIR] [--cuad-sample N] [--cuad-from FILE] [--out FILE]`` (corpus from $LEGALBENCH_CORPUS_DIR, else
 ../shared/corpus). Without ``--qa-run`` it replays the default benchmark (navembed:closure and
 navindex, judged against inject) from the committed cassettes into a temporary report folder;
 without ``--gandr-run`` it replays GANDR and the baselines that run offline (gandr, b1, b2, b4,
@@ -22,6 +22,9 @@ checked against the run's: the same question ids, and per stage the planned call
 ledger's; ``legalbench plan --profile cuad --sample N --json`` and ``pytest benchmarks
 --legalbench-plan`` with the run's options are run too, and each is compared with the plan
 this script makes (``legalbench_plan_command_equal``, ``pytest_legalbench_plan_equal``).
+``--cuad-from FILE`` copies that part from an earlier output instead, saying so
+(``cuad.reused_from``): the run embeds every unit of its contracts, an hour where the cache
+holds no vectors of them.
 
 The questions are split in two by their position in id order: the even ones ("dev") are the
 split the plan's rules were written against; the odd ones ("held-out") were not looked at.
@@ -29,7 +32,9 @@ Three plans are compared with the ledger, each on both splits:
 
 * ``assumed``: the plan as a first run prints it, output lengths assumed;
 * ``calibrated``: output lengths (and navagent/GANDR calls per item) measured on the other
-  split's ledger, as ``legalbench plan --calibrate RUN`` measures them on a previous run.
+  split's ledger, as ``legalbench plan --calibrate RUN`` measures them on a previous run;
+* ``remembered``: the plan ``legalbench plan`` makes by default after a run on the other
+  split, its lengths kept in a cache (``run.output_memory``) and read back from it.
 
 The target: input tokens (everything the prompt holds: uncached, cache writes, cache reads)
 within 15% of the ledger for every stage. Numbers are printed and written, never asserted.
@@ -64,6 +69,7 @@ from pytest_legalbench.navindex.corpus import build_indexes
 from pytest_legalbench.plugin.values import resolve_cache_dir
 from pytest_legalbench.results.results_file import read_run
 from pytest_legalbench.run.cost_plan import Plan, make_plan, measured_calls
+from pytest_legalbench.run.output_memory import MemoryKey, recall, remember
 from pytest_legalbench.run.plan_calls import OutputLengths, PlanSelection
 
 QA_MODES = ("navembed:closure", "navindex")
@@ -86,6 +92,9 @@ NOTES = [
     ("outputs are the run's to decide: 'assumed' uses the plan's assumed lengths (300-token "
     "answers; the reference backend's extractive answers average under 100), 'calibrated' "
     "the other split's measured means; a judge reads both answers, so its input follows them"),
+    ("'remembered' is the plan a user gets by default after a run on the other split: that "
+     "run's calls kept by run.output_memory in a cache and read back from it (the same means "
+     "as 'calibrated', stored to three decimals)"),
 ]
 
 
@@ -232,15 +241,29 @@ def split_results(report: dict[str, Any], suite: str, selection: PlanSelection,
             q for q in selection.questions if q.id in chosen))
         actual = actual_by_stage(ours, chosen)
         measured_on = [(arm, c) for arm, c in calls if c.question_id in other]
+        other_name = "held-out" if name == "dev" else "dev"
         for kind, outputs in (("assumed", OutputLengths()),
                               ("calibrated", OutputLengths.calibrated(
-                                  measured_on, f"the {'held-out' if name == 'dev' else 'dev'}"
-                                               f" split's ledger"))):
+                                  measured_on, f"the {other_name} split's ledger")),
+                              ("remembered", remembered(measured_on, selection,
+                                                        f"the {other_name} split's run"))):
             plan = make_plan(subset, card, outputs)
             report["results"][f"{suite}/{name}/{kind}"] = result(plan, actual)
     # The whole run against the plan a first run prints (nothing measured to calibrate on).
     plan = make_plan(selection, card)
     report["results"][f"{suite}/all/assumed"] = result(plan, actual_by_stage(ours, set(ids)))
+
+
+def remembered(calls: list[tuple[str, Call]], selection: PlanSelection,
+               run: str) -> OutputLengths:
+    """What a plan reads by default after a run made ``calls``: kept in a cache of its own,
+    read back from it."""
+    key = MemoryKey("reference", selection.answer_model, selection.judge_model)
+    with tempfile.TemporaryDirectory(prefix="plan-accuracy-memory-") as memory:
+        remember(Path(memory), key, calls, run)
+        found = recall(Path(memory), key)
+    assert found is not None  # the calls were just kept
+    return found
 
 
 def result(plan: Plan, actual: dict[tuple[str, str], tuple[int, Usage]]) -> dict[str, Any]:
@@ -300,7 +323,11 @@ def cuad_scale(args: argparse.Namespace, report: dict[str, Any], card: Any) -> N
         row["calls"]["estimate"] == row["calls"]["actual"] for row in whole)
     # The command a user runs prints the same plan for the same selection.
     printed = cli_plan(args.cuad_sample, args.embedding_backend)
-    ours = make_plan(selection, card)
+    # By default the command plans with what earlier runs on the reference backend left in
+    # the cache (this script's runs among them): so does the plan it is compared with.
+    ours = make_plan(selection, card, recall(cache, MemoryKey(
+        "reference", selection.answer_model, selection.judge_model)))
+    info["command_plan_outputs"] = ours.outputs
     printed_stages = {(s["arm"], s["stage"]): (s["calls"], s["usage"]["input_tokens"],
                                                s["usage"]["cache_creation_input_tokens"],
                                                s["usage"]["cache_read_input_tokens"],
@@ -329,6 +356,9 @@ def main() -> None:
     parser.add_argument("--cuad-sample", type=int, default=CUAD_SAMPLE)
     parser.add_argument("--embedding-backend", default=CUAD_EMBEDDING_BACKEND,
                         help="the cuad run's embedding backend (that of the cached vectors)")
+    parser.add_argument("--cuad-from", type=Path, metavar="FILE",
+                        help="take the cuad run's section and results from this earlier output "
+                             "instead of running it (the output names the file and its commit)")
     parser.add_argument("--out", type=Path, default=OUTPUT / "plan_accuracy.json")
     args = parser.parse_args()
     timings: dict[str, float] = {}
@@ -361,7 +391,15 @@ def main() -> None:
                                   repeats=repeats, gandr=GandrSettings())
         split_results(report, suite, selection, calls, ids, card,
                       lambda arm, m=modes, q=suite == "qa": arm in m or (q and arm == "inject"))
-    cuad_scale(args, report, card)
+    if args.cuad_from is not None:
+        earlier = json.loads(args.cuad_from.read_text(encoding="utf-8"))
+        report["cuad"] = {**earlier["cuad"], "reused_from": {
+            "file": str(args.cuad_from), "commit": earlier.get("commit"),
+            "why": "not measured in this run: its results are those of the file's commit"}}
+        report["results"].update({key: value for key, value in earlier["results"].items()
+                                  if key.startswith("cuad/")})
+    else:
+        cuad_scale(args, report, card)
     report["cuad"]["verdicts"] = {key: value["verdict"]["every_stage_within_15pct"]
                                   for key, value in report["results"].items()
                                   if key.startswith("cuad/")}
@@ -370,7 +408,9 @@ def main() -> None:
         v = found["verdict"]
         print(f"{key:<28} {v['stages_within']}/{v['stages']} stages within 15%; worst "
               f"{v['worst']['stage']} x{v['worst']['ratio']}")
-    for key in ("cuad/dev/calibrated", "cuad/held-out/calibrated", "cuad/all/assumed"):
+    for key in ("cuad/dev/remembered", "cuad/held-out/remembered", "cuad/all/assumed"):
+        if key not in report["results"]:
+            continue
         print(f"\n{key}: per stage, input estimate / actual (calls, output)")
         for row in report["results"][key]["rows"]:
             print(f"  {row['arm']:<17} {row['stage']:<16} input x{row['input']['ratio']}  "

@@ -21,6 +21,8 @@ from pytest_legalbench.commands.common import (
     add_selectors,
     add_setting,
     answer_model,
+    backend_choice,
+    cache_folder,
     indexes_of,
     load_selection,
     mode_help,
@@ -67,7 +69,12 @@ def register(commands: Any) -> None:
     plan.add_argument("--calibrate", type=Path, metavar="RUN",
                       help="a previous run's report folder (results.json, gandr-results.json): "
                            "its mean output per stage replaces the assumed lengths, and its "
-                           "navagent and GANDR calls per item the assumed counts")
+                           "navagent and GANDR calls per item the assumed counts (default: "
+                           "what earlier runs on the same backend and models measured, kept "
+                           "in the cache's output-lengths/ folder, else assumed lengths)")
+    plan.add_argument("--assumed-lengths", action="store_true",
+                      help="plan with the assumed output lengths even where earlier runs "
+                           "measured them")
     plan.add_argument("--max-cost", metavar="DOLLARS",
                       help="exit with status 3 when the expected cost exceeds this, as a run "
                            "with --legalbench-max-cost stops before its first call")
@@ -98,8 +105,17 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
     from pytest_legalbench.run.cost_plan import PlanOverLimit, make_plan, over_limit
     from pytest_legalbench.run.plan_calls import OutputLengths, PlanSelection
 
+    if args.calibrate and args.assumed_lengths:
+        raise UsageProblem("--calibrate and --assumed-lengths exclude each other: give one")
     card = load_price_card(args.price_card)
-    outputs = _calibration(args.calibrate, progress) if args.calibrate else OutputLengths()
+    judge_model = (args.judge_model or os.environ.get("LEGALBENCH_JUDGE_MODEL")
+                   or DEFAULT_JUDGE_MODEL)
+    if args.calibrate:
+        outputs = _calibration(args.calibrate, progress)
+    elif args.assumed_lengths:
+        outputs = OutputLengths()
+    else:
+        outputs = _remembered(args, judge_model, progress)
     selection_info, documents = load_selection(args, progress)
     questions = question_set(args, selection_info.profile, documents, sample=_sample(args),
                              progress=progress)
@@ -107,8 +123,7 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
     selection = PlanSelection(
         questions=questions, modes=modes, documents=documents, indexes=indexes,
         mode_settings=mode_settings(args), answer_model=answer_model(args),
-        judge_model=args.judge_model or os.environ.get("LEGALBENCH_JUDGE_MODEL")
-        or DEFAULT_JUDGE_MODEL,
+        judge_model=judge_model,
         judge=args.judge or _env_choice("LEGALBENCH_JUDGE", JUDGES) or DEFAULT_JUDGE,
         repeats=repeats, gandr=gandr, registry=registry)
     progress(f"planning {len(questions)} questions x {len(modes)} modes")
@@ -126,6 +141,24 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
             print(f"legalbench: {str(error).splitlines()[0]}", file=sys.stderr)
             return 3
     return 0
+
+
+def _remembered(args: argparse.Namespace, judge_model: str,
+                progress: Progress) -> OutputLengths:
+    """The output lengths earlier runs on the plan's backend and models left in the cache;
+    the assumed ones when none did."""
+    from pytest_legalbench.run.output_memory import MemoryKey, planned_backend, recall
+    from pytest_legalbench.run.plan_calls import OutputLengths
+
+    requested, base_url, server_kind = backend_choice(args)
+    key = MemoryKey(planned_backend(requested, os.environ, base_url, server_kind),
+                    answer_model(args), judge_model)
+    found = recall(cache_folder(args), key)
+    if found is None:
+        return OutputLengths()
+    progress(f"output lengths measured by earlier runs on {key.backend} "
+             f"(--assumed-lengths to plan without them)")
+    return found
 
 
 def _calibration(folder: Path, progress: Progress) -> OutputLengths:

@@ -1,5 +1,5 @@
 """``legalbench schema DIR``: the JSON Schemas of the files that hold records (results.json,
-a run journal's line, gandr-results.json), generated from the record types themselves.
+a run journal's line, gandr-results.json, the cache's output lengths), generated from the record types themselves.
 
 The committed copies live in ``docs/reference/schemas/``; a test fails when they differ from
 what this command writes, and ``--check`` says which differ without writing.
@@ -20,6 +20,7 @@ from pytest_legalbench.gandr.report import GANDR_RESULTS_LAYOUT, GandrResults
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.results_file import RESULTS_LAYOUT, StoredRun
 from pytest_legalbench.run.journal import JOURNAL_LINE, JournalEntry
+from pytest_legalbench.run.output_memory import MEMORY_LAYOUT, OutputMemory
 
 #: Where the repository keeps the generated schemas.
 SCHEMAS_FOLDER = Path("docs") / "reference" / "schemas"
@@ -75,6 +76,10 @@ def schemas() -> dict[str, dict[str, Any]]:
             GandrResults, title="gandr-results.json",
             description="A GANDR run: the backends that answered, the summary per system and "
                         "every item's record."),
+        "output-lengths.schema.json": MEMORY_LAYOUT.schema(
+            OutputMemory, title="output-lengths/BACKEND+ANSWER_MODEL+JUDGE_MODEL.json",
+            description="The output lengths earlier runs on one backend with one pair of "
+                        "models measured, per stage, kept in the cache for the next plan."),
     }
 
 

@@ -294,7 +294,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     selection = None if source is None else QuestionSelection(
         source.origin, source.digest, source.size, settings.sample)
     end = SessionEnd(report_dir=report_dir, base_url=settings.base_url,
-                     answer_model=settings.answer_model, profile=settings.profile,
+                     answer_model=settings.answer_model, judge_model=settings.judge_model,
+                     profile=settings.profile,
                      corpus_dir=settings.corpus_dir, cache_dir=settings.cache_dir,
                      questions_dir=settings.questions_dir, judge=settings.judge,
                      progress=progress, modes=settings.modes, selection=selection)

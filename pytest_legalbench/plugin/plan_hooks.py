@@ -10,6 +10,7 @@ planning itself is ``run.cost_plan``'s.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -44,9 +45,11 @@ def session_cases(items: Iterable[pytest.Item], finished: Iterable[str] = ()) ->
 
 def plan_of(cases: Sequence[Case], settings: Settings, documents: Sequence[Document],
             indexes: Sequence[DocumentIndex]) -> Plan:
-    """The plan of ``cases`` under the session's settings, at the packaged price card."""
+    """The plan of ``cases`` under the session's settings, at the packaged price card, with
+    the output lengths earlier runs on the same backend and models measured, if any."""
     from pytest_legalbench.llm.pricing import load_price_card
     from pytest_legalbench.run.cost_plan import make_plan
+    from pytest_legalbench.run.output_memory import MemoryKey, planned_backend, recall
     from pytest_legalbench.run.plan_calls import PlanSelection
 
     questions = tuple({case.question.id: case.question for case in cases}.values())
@@ -56,7 +59,10 @@ def plan_of(cases: Sequence[Case], settings: Settings, documents: Sequence[Docum
         answer_model=settings.answer_model, judge_model=settings.judge_model,
         judge=settings.judge, repeats=settings.repeats, gandr=with_overrides(settings.gandr),
         items=tuple((case.question.id, case.mode) for case in cases))
-    return make_plan(selection, load_price_card())
+    key = MemoryKey(planned_backend(settings.backend, os.environ, settings.base_url,
+                                    settings.server_kind),
+                    settings.answer_model, settings.judge_model)
+    return make_plan(selection, load_price_card(), recall(settings.cache_dir, key))
 
 
 class PlanOnly:

@@ -241,8 +241,9 @@ def make_plan(selection: PlanSelection, card: PriceCard,
                 modes=tuple(dict.fromkeys(mode for _, mode in items)),
                 payload_budget=selection.mode_settings.payload_budget_tokens,
                 answer_max_tokens=selection.answer_max_tokens,
-                outputs=("assumed (a cited answer of about 300 tokens, a verdict of 120; "
-                         "give a previous run to measure them)" if outputs.source == "assumed"
+                outputs=("assumed (a cited answer of about 300 tokens, a verdict of 120; a run "
+                         "on this backend and models measures them for the next plan)"
+                         if outputs.source == "assumed"
                          else f"measured on {outputs.source}"),
                 notes=tuple(notes),
                 inject_prefixes=len({call.share for call in calls

@@ -40,6 +40,7 @@ from pytest_legalbench.results.run_header import (
 )
 from pytest_legalbench.results.summarise import summarise, unreported_usage
 from pytest_legalbench.results.summary_lines import cache_accounting_lines, summary_lines
+from pytest_legalbench.run.cost_plan import measured_calls
 from pytest_legalbench.run.html_report import write_html_report
 from pytest_legalbench.run.progress import Progress
 from pytest_legalbench.run.protocol import unwrap
@@ -55,6 +56,9 @@ class SessionEnd:
     """The Messages-API server given by URL, if any (it decides what the sampling note says)."""
     answer_model: str = ""
     """The configured answering model, named when no answering call was made."""
+    judge_model: str = ""
+    """The configured judge model; with ``answer_model`` it names the output lengths the
+    session's calls leave for the next plan (``run.output_memory``). Empty: none are kept."""
     profile: str = ""
     """The corpus profile (the report reads its documents for the provision texts)."""
     corpus_dir: Path | None = None
@@ -84,6 +88,8 @@ class _Parts:
 
     qa: StoredRun | None = None
     gandr: list[GandrRecord] = field(default_factory=list)
+    calls: list[tuple[str, Call]] = field(default_factory=list)
+    """Every model call of the session with the arm it served."""
 
 
 def finish_session(envelopes: Sequence[object], end: SessionEnd,
@@ -112,6 +118,7 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd,
     unlisted = [e for e in failed if not by_product.get("qa") or is_system(e.mode)]
     if unlisted:
         lines += ["", *error_lines(unlisted)]
+    lines += _remembered(parts.calls, end)
     if end.report_dir is not None and (parts.qa is not None or parts.gandr):
         page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
         lines.append(f"report: {page} (one page, open it in a browser)")
@@ -135,6 +142,31 @@ def _report_folder(end: SessionEnd) -> Path | None:
     return folder / PARTIAL_FOLDER if whole else folder
 
 
+def _remembered(calls: Sequence[tuple[str, Call]], end: SessionEnd) -> list[str]:
+    """Keep the session's output lengths for the next plan, per backend that answered."""
+    if end.cache_dir is None or not end.judge_model or not calls:
+        return []
+    from pytest_legalbench.run.output_memory import MemoryKey, remember
+
+    by_backend: dict[str, list[tuple[str, Call]]] = {}
+    for arm, call in calls:
+        by_backend.setdefault(call.backend, []).append((arm, call))
+    run = str(end.report_dir) if end.report_dir is not None else "a run without a report folder"
+    lines = []
+    for backend, found in sorted(by_backend.items()):
+        key = MemoryKey(backend, end.answer_model, end.judge_model)
+        try:
+            path = remember(end.cache_dir, key, found, run)
+        except OSError as error:
+            # A read-only cache costs the next plan its measured lengths, never the summary.
+            lines.append(f"output lengths not kept for the next plan: {error}")
+            continue
+        if path is not None:
+            lines.append(f"output lengths of {len(found):,} {backend} calls kept for the next "
+                         f"plan: {path}")
+    return lines
+
+
 def _title(title: str, end: SessionEnd) -> str:
     return f"{title} ({end.partial})" if end.partial else title
 
@@ -146,6 +178,7 @@ _REFERENCE_NOTE = ("(reference backend: a deterministic extractive answerer and 
 def _qa_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
               card: PriceCard, parts: _Parts) -> list[str]:
     records = [from_builtins(ItemRecord, raw, what="a qa record") for raw in raw_records]
+    parts.calls.extend(measured_calls(records))
     backend = _backend(records)
     models = _models(records, end.answer_model)
     summary = summarise(records, card, backend=backend, models=models, order=end.modes,
@@ -198,6 +231,7 @@ def _gandr_lines(raw_records: Sequence[Mapping[str, Any]], end: SessionEnd,
                      key=lambda r: (r.system, r.question_id))
     summary = summarise_gandr(records, card)
     calls = all_calls(records)
+    parts.calls.extend(measured_calls((), records))
     backends = sorted({c.backend for c in calls})
     lines = ["", _title("legalbench GANDR summary", end), *gandr_lines(summary)]
     if any(b != "reference" for b in backends):

@@ -1,5 +1,6 @@
 """``legalbench plan`` on a small folder written here: the table, JSON, a calibration from a
-stored run, the spending-limit check and the errors a user can make."""
+stored run or from what earlier runs left in the cache, the spending-limit check and the
+errors a user can make."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ import pytest
 
 from pytest_legalbench.commands.cli import build_parser
 from pytest_legalbench.commands.common import UsageProblem, question_set
+from pytest_legalbench.defaults import DEFAULT_ANSWER_MODEL, DEFAULT_JUDGE_MODEL
 from pytest_legalbench.gandr.report import read_records
 from pytest_legalbench.ingest.document import Document
 from pytest_legalbench.ingest.questions import load_question_set
+from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.results.results_file import read_run
 from pytest_legalbench.run import question_source as source_module
+from pytest_legalbench.run.output_memory import MemoryKey, remember
 from pytest_legalbench.run.question_source import question_source
 from pytest_legalbench.spans.cuad_question_set import cuad_question_set
 from pytest_legalbench.stats.stratified_sample import stratified_sample
@@ -153,3 +157,39 @@ def test_the_cuad_profile_is_planned_on_its_generated_set_and_the_runs_sample(
     assert question_set(args, "cuad", documents) == everything
     with pytest.raises(UsageProblem, match="documents not in this corpus"):
         question_set(args, "cuad", documents[1:])
+
+
+def test_plan_expects_what_earlier_runs_on_its_backend_measured(
+        lease: list[str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "LEGALBENCH_BACKEND",
+                 "LEGALBENCH_ANSWER_MODEL", "LEGALBENCH_JUDGE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    cache = Path(lease[lease.index("--cache-dir") + 1])
+    answers = [("inject", Call(stage="inject.answer", model="reference", backend="reference",
+                               usage=Usage(10, 0, 0, output), latency_s=0.0, question_id=q))
+               for q, output in (("q1", 40), ("q2", 60))]
+    path = remember(cache, MemoryKey("reference", DEFAULT_ANSWER_MODEL, DEFAULT_JUDGE_MODEL),
+                    answers, "reports/A")
+    status, out, err = run_command(capsys, "plan", *lease, "--mode", "navindex", "--json")
+    assert status == 0
+    plan = json.loads(out)
+    assert plan["outputs"].startswith("measured on 2 calls of earlier runs on reference with "
+                                      f"{DEFAULT_ANSWER_MODEL} and {DEFAULT_JUDGE_MODEL}")
+    assert str(path) in plan["outputs"]
+    inject = next(s for s in plan["stages"] if s["stage"] == "inject.answer")
+    assert inject["usage"]["output_tokens"] == 2 * 50
+    # Stages no run measured are still assumed: the scan's 300 tokens per call.
+    scan = next(s for s in plan["stages"] if s["stage"] == "navindex.scan")
+    assert scan["usage"]["output_tokens"] == 2 * 300
+    status, out, _ = run_command(capsys, "plan", *lease, "--mode", "navindex", "--json",
+                                 "--assumed-lengths")
+    assert status == 0 and json.loads(out)["outputs"].startswith("assumed")
+    # Another backend's lengths are not this one's.
+    status, out, _ = run_command(capsys, "plan", *lease, "--mode", "navindex", "--json",
+                                 "--backend", "anthropic")
+    assert status == 0 and json.loads(out)["outputs"].startswith("assumed")
+    status, _, err = run_command(capsys, "plan", *lease, "--assumed-lengths", "--calibrate",
+                                 str(cache))
+    assert status == 2
+    assert "--calibrate and --assumed-lengths exclude each other" in err

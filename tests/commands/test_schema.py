@@ -111,3 +111,20 @@ def test_a_journal_line_is_its_version_its_kind_then_its_fields() -> None:
     assert journal_line(start) == {"schema_version": 3, "kind": "start", "run": "r1",
                                    "fingerprint": {"modes": "navindex"}, "digest": "abc",
                                    "report": True}
+
+
+def test_the_output_lengths_a_run_leaves_meet_their_schema(tmp_path: Path) -> None:
+    from pytest_legalbench.llm.ledger import Call, Usage
+    from pytest_legalbench.run.output_memory import MemoryKey, remember
+
+    calls = [("navindex", Call(stage="navindex.answer", model="reference", backend="reference",
+                               usage=Usage(10, 0, 0, 90), latency_s=0.1, question_id="q1"))]
+    path = remember(tmp_path, MemoryKey("reference", "a", "j"), calls, "reports/A")
+    assert path is not None
+    written = json.loads(path.read_text(encoding="utf-8"))
+    validator = _validator("output-lengths.schema.json")
+    validator.validate(written)
+    stage = written["stages"]["navindex.answer"]
+    assert not validator.is_valid({**written, "schema_version": 2})
+    assert not validator.is_valid({**written, "stages": {"navindex.answer": {
+        **stage, "calls": "one"}}})

@@ -4,6 +4,7 @@ live run before its first call (counted at a reference server), the plan in the 
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,4 +85,30 @@ def test_a_plan_under_the_limit_runs(
     result = pytester.runpytest_subprocess(*shared.args(*MODES), *reference_server_args(served),
                                            "--legalbench-max-cost=100")
     result.assert_outcomes(passed=6)
-    assert "plan:" not in result.stdout.str()
+    # No plan is printed (the summary only says where its output lengths were kept).
+    assert "plan: 3 questions" not in result.stdout.str()
+    assert "total " not in result.stdout.str()
+
+
+def test_a_run_leaves_its_output_lengths_for_the_next_plan(
+        pytester: pytest.Pytester, shared: Bench, served: ReferenceBackend) -> None:
+    # Each xdist worker has its own bench, and its tests run one at a time: no other test
+    # writes this memory meanwhile.
+    shutil.rmtree(shared.cache / "output-lengths", ignore_errors=True)
+    prepare(pytester)
+    server = reference_server_args(served)
+    before = pytester.runpytest_subprocess(*shared.args(*MODES), *server, "--legalbench-plan")
+    before.stdout.fnmatch_lines(["*outputs assumed (a cited answer of about 300 tokens*"])
+    result = pytester.runpytest_subprocess(*shared.args(*MODES), *server)
+    result.assert_outcomes(passed=6)
+    # A reference server reached by URL under its own kind is no third-party server: its
+    # calls are named by the backend that sent them.
+    memory = shared.cache / "output-lengths" / "anthropic+claude-sonnet-4-6+claude-opus-4-7.json"
+    calls = sum(served.answered.values())
+    kept = f"output lengths of {calls} anthropic calls kept for the next plan: {memory}"
+    result.stdout.fnmatch_lines([kept])
+    after = pytester.runpytest_subprocess(*shared.args(*MODES), *server, "--legalbench-plan")
+    measured = (f"*outputs measured on {calls} calls of earlier runs on anthropic with "
+                f"claude-sonnet-4-6 and claude-opus-4-7 *")
+    after.stdout.fnmatch_lines([measured])
+    assert sum(served.answered.values()) == calls  # planning called nothing

@@ -161,14 +161,15 @@ def _record(folder: Path, shared: Bench, corpus: Path) -> str | None:
 
 
 def summary_section(lines: Sequence[str]) -> list[str]:
-    """The 'legalbench summary' lines of a run's output, without the report's paths."""
+    """The 'legalbench summary' lines of a run's output, without the paths of the report and
+    of the output lengths kept in the cache (each run of a comparison has its own folders)."""
     if "legalbench summary" not in lines:
         raise AssertionError("no legalbench summary in the output:\n" + "\n".join(lines[-40:]))
     section: list[str] = []
     for line in lines[lines.index("legalbench summary"):]:
         if line.startswith("="):
             break
-        if not line.startswith("report:"):
+        if not line.startswith(("report:", "output lengths ")):
             section.append(line)
     return section
 
