@@ -20,7 +20,6 @@ from pytest_legalbench.gandr.report import GANDR_RESULTS_LAYOUT, GandrResults
 from pytest_legalbench.results.item_record import ItemRecord
 from pytest_legalbench.results.results_file import RESULTS_LAYOUT, StoredRun
 from pytest_legalbench.run.journal import JOURNAL_LINE, JournalEntry
-from pytest_legalbench.run.output_memory import MEMORY_LAYOUT, OutputMemory
 
 #: Where the repository keeps the generated schemas.
 SCHEMAS_FOLDER = Path("docs") / "reference" / "schemas"
@@ -66,6 +65,10 @@ def _journal_line_schema() -> dict[str, Any]:
 
 def schemas() -> dict[str, dict[str, Any]]:
     """File name to the JSON Schema of each file that holds records."""
+    # Imported here: the output lengths are the plan's, which brings numpy, and the command
+    # line must start without it.
+    from pytest_legalbench.run.output_memory import MEMORY_LAYOUT, OutputMemory
+
     return {
         "results.schema.json": RESULTS_LAYOUT.schema(
             StoredRun, title="results.json",
