@@ -115,7 +115,7 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
     elif args.assumed_lengths:
         outputs = OutputLengths()
     else:
-        outputs = _remembered(args, judge_model, progress)
+        outputs = _recalled(args, judge_model, progress)
     selection_info, documents = load_selection(args, progress)
     questions = question_set(args, selection_info.profile, documents, sample=_sample(args),
                              progress=progress)
@@ -143,7 +143,7 @@ def run_plan(args: argparse.Namespace, progress: Progress) -> int:
     return 0
 
 
-def _remembered(args: argparse.Namespace, judge_model: str,
+def _recalled(args: argparse.Namespace, judge_model: str,
                 progress: Progress) -> OutputLengths:
     """The output lengths earlier runs on the plan's backend and models left in the cache;
     the assumed ones when none did."""

@@ -133,6 +133,7 @@ def remember(cache_dir: Path, key: MemoryKey, calls: Iterable[tuple[str, Call]],
         counts[call.stage] = counts.get(call.stage, 0) + 1
     date = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
     path = memory_path(cache_dir, key)
+    # Read, merged, replaced atomically: of two runs ending at once, the last write wins whole.
     earlier = _read(path)
     stages = dict(earlier.stages) if earlier is not None else {}
     for stage, mean in measured.per_stage.items():

@@ -118,7 +118,7 @@ def finish_session(envelopes: Sequence[object], end: SessionEnd,
     unlisted = [e for e in failed if not by_product.get("qa") or is_system(e.mode)]
     if unlisted:
         lines += ["", *error_lines(unlisted)]
-    lines += _remembered(parts.calls, end)
+    lines += _keep_output_lengths(parts.calls, end)
     if end.report_dir is not None and (parts.qa is not None or parts.gandr):
         page = write_html_report(end.report_dir, parts.qa, parts.gandr, card)
         lines.append(f"report: {page} (one page, open it in a browser)")
@@ -142,7 +142,7 @@ def _report_folder(end: SessionEnd) -> Path | None:
     return folder / PARTIAL_FOLDER if whole else folder
 
 
-def _remembered(calls: Sequence[tuple[str, Call]], end: SessionEnd) -> list[str]:
+def _keep_output_lengths(calls: Sequence[tuple[str, Call]], end: SessionEnd) -> list[str]:
     """Keep the session's output lengths for the next plan, per backend that answered."""
     if end.cache_dir is None or not end.judge_model or not calls:
         return []
