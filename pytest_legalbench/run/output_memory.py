@@ -5,8 +5,9 @@ then expects those lengths instead of the assumed ones (``plan_calls.ASSUMED_OUT
 
 Output lengths are a property of the models and the backend, not of the questions: an
 extractive stand-in answers in about 100 tokens where a model writes 300, so lengths
-measured on one backend are never used for another. A later run's stages replace the same
-stages of the memory; stages it did not call keep what an earlier run measured.
+measured on one backend are never used for another. A later run's stages are pooled with the
+same stages of the memory, by calls, over at most ``POOL_WINDOW`` calls; stages it did not call
+keep what an earlier run measured.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ from pytest_legalbench.run.plan_calls import OutputLengths
 #: The cache's subfolder holding one memory file per backend and pair of models.
 FOLDER = "output-lengths"
 MEMORY_LAYOUT = VersionedFile("output-lengths memory", 1)
+#: The most calls a remembered mean stands for. A run's calls are pooled with the memory's,
+#: the memory weighing at most this many less the run's own: a one-question run moves a
+#: 300-question mean by a little, and a model whose habits changed is learnt again within
+#: this many calls. A run of more calls replaces the stage outright.
+POOL_WINDOW = 1000
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -50,19 +56,36 @@ class MemoryKey:
 
 @dataclass(frozen=True)
 class StageMemory:
-    """One stage's outputs as the last run that called it measured them."""
+    """One stage's outputs as the runs that called it measured them, pooled."""
 
     mean_output: float
     """Mean output tokens per call."""
     calls: int
-    """How many calls the mean is over."""
+    """How many calls the mean stands for: at most 1,000 (``POOL_WINDOW``), unless one run
+    made more."""
     run: str
-    """The run they were measured on (its report or run folder)."""
+    """The latest run pooled (its report or run folder)."""
     date: str
-    """The day the run ended, ``YYYY-MM-DD`` (UTC)."""
+    """The day that run ended, ``YYYY-MM-DD`` (UTC)."""
     calls_per_item: float | None = None
     """Mean calls per item of the stage's arm (navagent's turns, GANDR's rounds); null where
     the stage served several arms, so no one count per item holds."""
+    runs: int = 1
+    """How many runs are pooled in the mean."""
+
+    def pooled(self, later: StageMemory) -> StageMemory:
+        """This stage with a ``later`` run's measurement pooled in, by calls, the earlier
+        ones weighing at most ``POOL_WINDOW`` less the later run's calls."""
+        kept = min(self.calls, max(POOL_WINDOW - later.calls, 0))
+        if kept == 0:
+            return later
+        total = kept + later.calls
+        per_item = (None if self.calls_per_item is None or later.calls_per_item is None
+                    else round((self.calls_per_item * kept + later.calls_per_item
+                                * later.calls) / total, 3))
+        return StageMemory(round((self.mean_output * kept + later.mean_output * later.calls)
+                                 / total, 3), total, later.run, later.date, per_item,
+                           self.runs + later.runs)
 
 
 @dataclass(frozen=True)
@@ -123,7 +146,7 @@ def remember(cache_dir: Path, key: MemoryKey, calls: Iterable[tuple[str, Call]],
              *, now: datetime | None = None) -> Path | None:
     """Keep the output lengths of a run's ``calls`` (each with the arm it served) for ``key``;
     return the memory file, None when the run made no call. An unreadable earlier memory is
-    replaced, not merged."""
+    replaced, not pooled."""
     found = list(calls)
     if not found:
         return None
@@ -137,8 +160,9 @@ def remember(cache_dir: Path, key: MemoryKey, calls: Iterable[tuple[str, Call]],
     earlier = _read(path)
     stages = dict(earlier.stages) if earlier is not None else {}
     for stage, mean in measured.per_stage.items():
-        stages[stage] = StageMemory(round(mean, 3), counts[stage], run, date,
-                                    measured.calls_per_item.get(stage))
+        later = StageMemory(round(mean, 3), counts[stage], run, date,
+                            measured.calls_per_item.get(stage))
+        stages[stage] = stages[stage].pooled(later) if stage in stages else later
     memory = OutputMemory(key.backend, key.answer_model, key.judge_model,
                           dict(sorted(stages.items())))
     write_text_atomic(path, json.dumps(MEMORY_LAYOUT.stamped(to_builtins(memory)), indent=2)

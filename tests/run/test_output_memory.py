@@ -1,4 +1,4 @@
-"""The output lengths a run leaves for the next plan: kept per backend and models, merged stage
+"""The output lengths a run leaves for the next plan: kept per backend and models, pooled stage
 by stage, and read back as the plan's ``OutputLengths``."""
 
 from __future__ import annotations
@@ -8,10 +8,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_legalbench.llm.ledger import Call, Usage
+from pytest_legalbench.run import output_memory
 from pytest_legalbench.run.output_memory import (
     MemoryKey,
+    StageMemory,
     memory_path,
     planned_backend,
     recall,
@@ -51,21 +55,56 @@ def test_a_run_is_remembered_and_read_back_as_the_plans_lengths(tmp_path: Path) 
     assert stored["schema_version"] == 1
     assert stored["stages"]["inject.answer"] == {
         "mean_output": 100.0, "calls": 2, "run": "reports/A", "date": "2026-12-04",
-        "calls_per_item": 1.0}
+        "calls_per_item": 1.0, "runs": 1}
 
 
-def test_a_later_run_replaces_its_stages_and_keeps_the_others(tmp_path: Path) -> None:
-    remember(tmp_path, KEY, [("inject", _call("inject.answer", 100)),
+def test_a_later_run_is_pooled_by_calls_and_the_other_stages_are_kept(tmp_path: Path) -> None:
+    remember(tmp_path, KEY, [("inject", _call("inject.answer", 100, "q1")),
+                             ("inject", _call("inject.answer", 100, "q2")),
                              ("navindex", _call("judge.forward", 80))], "A", now=DAY)
-    remember(tmp_path, KEY, [("inject", _call("inject.answer", 300))], "B", now=LATER)
+    remember(tmp_path, KEY, [("inject", _call("inject.answer", 400))], "B", now=LATER)
     lengths = recall(tmp_path, KEY)
     assert lengths is not None
-    assert lengths.output("inject.answer") == 300.0
+    # Two calls of 100 and one of 400: the one-question run does not undo the first.
+    assert lengths.output("inject.answer") == 200.0
     assert lengths.output("judge.forward") == 80.0
     assert "latest 2026-12-05" in lengths.source
     stored = json.loads(memory_path(tmp_path, KEY).read_text(encoding="utf-8"))
-    assert {name: stage["run"] for name, stage in stored["stages"].items()} == {
-        "inject.answer": "B", "judge.forward": "A"}
+    assert stored["stages"]["inject.answer"] == {
+        "mean_output": 200.0, "calls": 3, "run": "B", "date": "2026-12-05",
+        "calls_per_item": 1.0, "runs": 2}
+    assert stored["stages"]["judge.forward"]["run"] == "A"
+
+
+def test_the_memory_weighs_at_most_the_window_and_a_larger_run_replaces_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(output_memory, "POOL_WINDOW", 4)
+    remember(tmp_path, KEY, [("inject", _call("inject.answer", 100, f"q{i}")) for i in range(3)],
+             "A", now=DAY)
+    remember(tmp_path, KEY, [("inject", _call("inject.answer", 400, f"q{i}")) for i in range(2)],
+             "B", now=DAY)
+    # The window holds four calls: B's two and two of A's three.
+    stage = json.loads(memory_path(tmp_path, KEY).read_text(encoding="utf-8"))["stages"][
+        "inject.answer"]
+    assert (stage["mean_output"], stage["calls"], stage["runs"]) == (250.0, 4, 2)
+    remember(tmp_path, KEY, [("inject", _call("inject.answer", 10, f"q{i}")) for i in range(5)],
+             "C", now=LATER)
+    stage = json.loads(memory_path(tmp_path, KEY).read_text(encoding="utf-8"))["stages"][
+        "inject.answer"]
+    assert (stage["mean_output"], stage["calls"], stage["runs"], stage["run"]) == (
+        10.0, 5, 1, "C")
+
+
+@given(st.floats(0, 4000), st.integers(1, 3000), st.floats(0, 4000), st.integers(1, 3000))
+def test_a_pooled_mean_lies_between_the_two_and_stands_for_at_most_the_window(
+        earlier_mean: float, earlier_calls: int, later_mean: float, later_calls: int) -> None:
+    earlier = StageMemory(round(earlier_mean, 3), earlier_calls, "A", "2026-12-04")
+    later = StageMemory(round(later_mean, 3), later_calls, "B", "2026-12-05")
+    pooled = earlier.pooled(later)
+    low, high = sorted((earlier.mean_output, later.mean_output))
+    assert low - 0.001 <= pooled.mean_output <= high + 0.001
+    assert later_calls <= pooled.calls <= max(output_memory.POOL_WINDOW, later_calls)
+    assert pooled.run == "B"
 
 
 def test_lengths_are_never_read_for_another_backend_or_model(tmp_path: Path) -> None:
