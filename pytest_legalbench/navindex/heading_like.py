@@ -132,14 +132,22 @@ _INLINE_KEYWORD = re.compile(
 def inline_heading_like(text: str) -> Iterator[HeadingLike]:
     """Keyword headings run into a long line after the end of a sentence ("... hereunder.
     Section 1.02 Excluded Assets. Notwithstanding ..."): kind ``in-line``. They are not
-    counted by ``heading_like_lines``, which reads line openings only."""
+    counted by ``heading_like_lines``, which reads line openings only. A line's own heading
+    printed twice ("SECTION 1.03. SECTION 1.03. Terms ...") is one heading, not an in-line one."""
     flat = plain(text)
     position = 0
     for raw in flat.split("\n"):
         if len(raw) > RUN_TOGETHER_CHARS:
             for match in _INLINE_KEYWORD.finditer(raw):
-                yield HeadingLike(position + match.start(), position + len(raw), "in-line")
+                if not _repeats_opening(raw[:match.start()], match.group(0)):
+                    yield HeadingLike(position + match.start(), position + len(raw), "in-line")
         position += len(raw) + 1
+
+
+def _repeats_opening(before: str, found: str) -> bool:
+    """Whether ``before`` (the line up to an in-line heading) is that same heading alone."""
+    label = " ".join(found.split()[:2]).rstrip(".:-")
+    return before.strip().rstrip(".:-").casefold() == label.casefold()
 
 
 #: A table row as the HTML reader writes it: two or more filled cells joined by " | ".

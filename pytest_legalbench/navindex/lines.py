@@ -148,6 +148,12 @@ def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = N
             # The furniture itself: a piece of its own, never a heading.
             cuts.append((at, None))
             continue
+        opened_at, opened = cuts[-1]
+        # Inside the marker that opens the piece (its number printed twice, read past by
+        # ``markers.classify``): no new piece. The line's opening counts from 0, the others
+        # from their cut.
+        if opened is not None and at < (0 if len(cuts) == 1 else opened_at) + opened.body_offset:
+            continue
         # Positions, not copies of the rest of the line: a long line has many gaps.
         marker = classify(raw, at)
         if page_break and (marker is None or marker.kind in ("whereas", "toc_heading")):

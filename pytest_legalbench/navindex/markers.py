@@ -7,7 +7,7 @@ whether it really starts a provision.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pytest_legalbench.navindex.headings import (
     BARS_OR_COLONS,
@@ -128,6 +128,22 @@ def _rest_is_prose_continuation(text: str, start: int) -> bool:
 
 def classify(line: str, start: int = 0) -> Marker | None:
     """Return the numbering candidate that opens ``line[start:]`` (leading blanks ignored)."""
+    found = _opening(line, start)
+    return None if found is None else _past_repeat(line, start, found)
+
+
+def _past_repeat(line: str, start: int, marker: Marker) -> Marker:
+    """``marker`` read past the same marker printed again right after it ("SECTION 1.03.
+    SECTION 1.03. Terms Generally.", "(a) (a) Each ..."), as comparison and conforming tools
+    print a heading whose style changed: its title is the one after the repeat."""
+    again = _opening(line, start + marker.body_offset)
+    if again is None or (again.kind, again.number) != (marker.kind, marker.number) \
+            or not marker.number:
+        return marker
+    return replace(again, label=marker.label, body_offset=marker.body_offset + again.body_offset)
+
+
+def _opening(line: str, start: int) -> Marker | None:
     # Offsets in the marker count from ``start``, as if ``line[start:]`` had been passed.
     at = skip(INDENT, line, start)
     if at >= len(line):

@@ -277,6 +277,9 @@ def _title_from_next_line(draft: Draft, lines: list[Line], index: int) -> None:
         return
     following = lines[index + 1]
     own_rest = lines[index].text[len(draft.label):].strip(" \t.:|-")
+    # "ARTICLE I ARTICLE I": the number printed twice says nothing more.
+    if own_rest.casefold() == draft.label.casefold():
+        own_rest = ""
     if own_rest or following.marker is not None or len(following.text) > 80:
         return
     if split_title(following.text) == following.text.strip().rstrip(".:"):

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from pytest_legalbench.navindex.heading_like import (
     classify_line,
     heading_like_lines,
+    inline_heading_like,
     plain,
     table_rows,
 )
@@ -81,3 +82,10 @@ def test_plain_keeps_every_offset(text: str) -> None:
 def test_table_rows_need_two_filled_cells() -> None:
     text = "Term | Value\n | only one |\nplain line\n  Rate | 5% | fixed\n"
     assert [text[s:e] for s, e in table_rows(text)] == ["Term | Value", "Rate | 5% | fixed"]
+
+
+def test_a_lines_own_heading_printed_twice_is_not_an_in_line_heading() -> None:
+    running = "The Borrower shall pay interest on each Loan at the rate set out here. " * 7
+    line = f"SECTION 1.03. SECTION 1.03. Terms Generally. {running}Section 1.04 Other Terms. More"
+    found = list(inline_heading_like(line))
+    assert [line[h.start:h.start + 12] for h in found] == ["Section 1.04"]

@@ -99,3 +99,22 @@ def test_classifying_at_a_position_reads_as_the_rest_would(prefix: str, line: st
     text = prefix + line + tail
     assert classify(text, len(prefix)) == classify(line + tail)
     assert split_title(text, len(prefix)) == split_title(line + tail)
+
+
+@pytest.mark.parametrize(
+    ("line", "label", "title", "body"),
+    [
+        ("SECTION 1.03. SECTION 1.03. Terms Generally. The terms", "SECTION 1.03",
+         "Terms Generally", 28),
+        ("(a) (a) Each Borrowing shall", "(a)", "", 8),
+        ("ARTICLE II ARTICLE II", "ARTICLE II", "", 21),
+        # Not a repeat: another number, or the same one cited in running words.
+        ("Section 2.1 Interest. Section 2.1 applies", "Section 2.1", "Interest", 12),
+        ("(a) (i) the Borrower", "(a)", "", 4),
+    ],
+)
+def test_a_marker_printed_twice_is_read_past(line: str, label: str, title: str,
+                                             body: int) -> None:
+    marker = classify(line)
+    assert marker is not None
+    assert (marker.label, marker.title, marker.body_offset) == (label, title, body)

@@ -194,3 +194,17 @@ def test_a_heading_in_capitals_run_into_a_long_line() -> None:
     text = f"8. ARBITRATION {sentence}9. COSTS Each party bears its own costs. 10. NOTICES In writing."
     drafts = _drafts(text)
     assert (drafts["9"].title, drafts["10"].title) == ("COSTS", "NOTICES")
+
+
+def test_a_heading_whose_number_is_printed_twice_is_read_once() -> None:
+    # A conformed copy made by a comparison tool prints restyled headings twice.
+    body = "The definitions of terms herein apply to the singular and the plural forms. " * 6
+    text = (f"ARTICLE I ARTICLE I\n\nDefinitions\n\nSECTION 1.01. SECTION 1.01. Defined Terms. "
+            f"{body}\n\nSECTION 1.02. SECTION 1.02. Terms Generally. {body}\n\n"
+            "(a) (a) Each Borrowing shall be made as one Loan.\n\n(b) Each Lender may act.\n")
+    drafts = _drafts(text)
+    assert (drafts["art-1"].title, drafts["1.1"].title, drafts["1.2"].title) == (
+        "Definitions", "Defined Terms", "Terms Generally")
+    # Read once: no second 1.01 beside the first, and the lettered clauses stay a list.
+    assert [d.local_id for d in build_outline(text).drafts].count("1.1") == 1
+    assert drafts["1.2"].start < drafts["1.2(a)"].start < drafts["1.2(b)"].start
