@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pytest_legalbench.files.atomic_write import write_text_atomic
+from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.files.record_json import (
     RecordError,
     VersionedFile,
@@ -156,7 +157,16 @@ def remember(cache_dir: Path, key: MemoryKey, calls: Iterable[tuple[str, Call]],
         counts[call.stage] = counts.get(call.stage, 0) + 1
     date = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
     path = memory_path(cache_dir, key)
-    # Read, merged, replaced atomically: of two runs ending at once, the last write wins whole.
+    # Read, pooled and replaced under the file's lock, so that of two runs ending at once
+    # the second pools with the first instead of overwriting it.
+    with build_lock(lock_file(cache_dir, f"{FOLDER}-{key.file_name()}"), str(path)):
+        _pool(path, key, measured, counts, run, date)
+    return path
+
+
+def _pool(path: Path, key: MemoryKey, measured: OutputLengths, counts: Mapping[str, int],
+          run: str, date: str) -> None:
+    """Pool a run's ``measured`` lengths into the memory at ``path`` (held under its lock)."""
     earlier = _read(path)
     stages = dict(earlier.stages) if earlier is not None else {}
     for stage, mean in measured.per_stage.items():
@@ -167,7 +177,6 @@ def remember(cache_dir: Path, key: MemoryKey, calls: Iterable[tuple[str, Call]],
                           dict(sorted(stages.items())))
     write_text_atomic(path, json.dumps(MEMORY_LAYOUT.stamped(to_builtins(memory)), indent=2)
                       + "\n")
-    return path
 
 
 def recall(cache_dir: Path, key: MemoryKey) -> OutputLengths | None:

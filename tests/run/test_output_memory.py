@@ -4,6 +4,7 @@ by stage, and read back as the plan's ``OutputLengths``."""
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_legalbench.files.build_lock import build_lock, lock_file
 from pytest_legalbench.llm.ledger import Call, Usage
 from pytest_legalbench.run import output_memory
 from pytest_legalbench.run.output_memory import (
@@ -93,6 +95,22 @@ def test_the_memory_weighs_at_most_the_window_and_a_larger_run_replaces_it(
         "inject.answer"]
     assert (stage["mean_output"], stage["calls"], stage["runs"], stage["run"]) == (
         10.0, 5, 1, "C")
+
+
+def test_a_run_ending_while_another_writes_waits_for_it_and_pools(tmp_path: Path) -> None:
+    lock = lock_file(tmp_path, f"output-lengths-{KEY.file_name()}")
+    with build_lock(lock, "the other run's memory"):
+        # Another run holds the memory: this one waits instead of overwriting what it writes.
+        later = threading.Thread(target=remember, args=(
+            tmp_path, KEY, [("inject", _call("inject.answer", 400))], "B"))
+        later.start()
+        later.join(timeout=0.5)
+        assert later.is_alive()
+        assert not memory_path(tmp_path, KEY).exists()
+    later.join(timeout=10)
+    assert not later.is_alive()
+    lengths = recall(tmp_path, KEY)
+    assert lengths is not None and lengths.output("inject.answer") == 400.0
 
 
 @given(st.floats(0, 4000), st.integers(1, 3000), st.floats(0, 4000), st.integers(1, 3000))
