@@ -74,6 +74,12 @@ class OutlineBuilder:
         """Whether a section/decimal heading continues the numbering it would join."""
         same = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth}"), None)
         if same is not None:
+            if depth == 1 and style == "decimal" and same.style == "section" and any(
+                    d.stack_key == "num_list" and d.number[0] + 1 == number[0]
+                    for d in self.stack):
+                # "2." after a "1." read as a list item inside "SECTION 1" continues that
+                # list; it is not "SECTION 2".
+                return False
             if number[:-1] == same.number[:-1]:
                 return same.number[-1] < number[-1] <= same.number[-1] + MAX_SKIP
             return number[-1] <= 2 and number[0] in (same.number[0] + 1, same.number[0] + 2)

@@ -208,3 +208,20 @@ def test_a_heading_whose_number_is_printed_twice_is_read_once() -> None:
     # Read once: no second 1.01 beside the first, and the lettered clauses stay a list.
     assert [d.local_id for d in build_outline(text).drafts].count("1.1") == 1
     assert drafts["1.2"].start < drafts["1.2(a)"].start < drafts["1.2(b)"].start
+
+
+def test_a_numbered_list_inside_a_keyword_section_does_not_continue_its_numbering() -> None:
+    text = ("SECTION 1. REPRESENTATIONS.\n\n(a) The Company represents that:\n\n"
+            "(i) the filing is effective; and\n\n(ii) for this purpose:\n\n"
+            "1. \"Applicable Time\" means each date of sale.\n\n"
+            "2. \"Prospectus\" means the final prospectus.\n\n"
+            "3. \"Road Show\" means a presentation to investors.\n\n"
+            "SECTION 2. SALE OF THE SHARES. The Agent agrees to sell the shares.\n\n"
+            "SECTION 3. COVENANTS. The Company shall file its reports.\n")
+    drafts = _drafts(text)
+    # The definitions are items of the list "1." opened, and the agreement's own sections
+    # 2 and 3 are found after them.
+    assert (drafts["2"].title, drafts["3"].title) == ("SALE OF THE SHARES", "COVENANTS")
+    items = [d for d in build_outline(text).drafts if d.kind == "subclause"
+             and text[d.start:d.end][:1].isdigit()]
+    assert [text[d.start:d.start + 2] for d in items] == ["1.", "2.", "3."]
