@@ -151,6 +151,14 @@ def _add_toc(builder: OutlineBuilder, lines: list[Line], region: TocRegion) -> N
 
 
 def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
+    _place_line(builder, lines, index)
+    # After the line is placed: the words of agreement often end the last numbered
+    # paragraph's own line.
+    if (builder.numbered_preamble() and _has_operative_words(lines[index].text)):
+        builder.agreement_begins = True
+
+
+def _place_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
     line = lines[index]
     marker = line.marker
     if (marker is not None and marker.kind == "schedule" and len(builder.order) == 1

@@ -34,6 +34,10 @@ class OutlineBuilder:
         # Set when the words of agreement are read inside open recitals: the next
         # structural heading closes them.
         self.recitals_ended = False
+        # Set when the words of agreement follow numbered paragraphs with no recitals
+        # heading ("1. A wishes ...; 7. ...; NOW, THEREFORE, the Parties agree as follows:"):
+        # a "1." after them begins the agreement instead of continuing their numbering.
+        self.agreement_begins = False
 
     # -- opening and closing ------------------------------------------------------------
     def open(self, draft: Draft, parent: Draft) -> Draft:
@@ -62,6 +66,11 @@ class OutlineBuilder:
             opened = next((i for i, d in enumerate(self.stack) if d.kind == "recitals"), None)
             if opened is not None:
                 self.truncate(opened)
+        if self.agreement_begins:
+            self.agreement_begins = False
+            if key == "level1" and marker.number == (1,):
+                self._number_as_recitals()
+                self.truncate(1)
         while len(self.stack) > 1 and (
             self.stack[-1].rank >= rank or self.stack[-1].rank == LIST_RANK
         ):
@@ -72,6 +81,8 @@ class OutlineBuilder:
 
     def level_fits(self, depth: int, number: tuple[int, ...], style: str) -> bool:
         """Whether a section/decimal heading continues the numbering it would join."""
+        if depth == 1 and self.agreement_begins and number == (1,):
+            return True
         same = next((d for d in reversed(self.stack) if d.stack_key == f"level{depth}"), None)
         if same is not None:
             if depth == 1 and style == "decimal" and same.style == "section" and any(
@@ -98,6 +109,33 @@ class OutlineBuilder:
         if article is not None and article.number and article.number[0] != number[0]:
             return number[-1] <= 2
         return number[-1] <= MAX_SKIP + 1 or style == "section"
+
+    def numbered_preamble(self) -> bool:
+        """Whether the open path is a top-level numbered paragraph with no recitals or
+        article heading above it (the paragraphs the words of agreement may close)."""
+        return (any(d.stack_key == "level1" and d.parent is self.root for d in self.stack)
+                and not any(d.kind in ("recitals", "article") for d in self.stack))
+
+    def _number_as_recitals(self) -> None:
+        """Give the top-level numbered paragraphs read so far the ids of recitals
+        (``recital-7``), freeing their numbers for the agreement's sections."""
+        for draft in self.root.children:
+            if draft.stack_key != "level1":
+                continue
+            old = draft.local_id
+            draft.kind = "recital"
+            self.ids[old] -= 1
+            new = self.unique(f"recital-{old}")
+            for inner in self._subtree(draft):
+                if inner.local_id == old or inner.local_id.startswith((f"{old}(", f"{old}.")):
+                    inner.local_id = new + inner.local_id[len(old):]
+                    inner.full_reference = ""
+
+    def _subtree(self, draft: Draft) -> list[Draft]:
+        found = [draft]
+        for child in draft.children:
+            found.extend(self._subtree(child))
+        return found
 
     # -- enumerations -------------------------------------------------------------------
     def place_list(self, marker: Marker, start: int) -> Draft | None:

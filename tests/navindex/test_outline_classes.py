@@ -225,3 +225,27 @@ def test_a_numbered_list_inside_a_keyword_section_does_not_continue_its_numberin
     items = [d for d in build_outline(text).drafts if d.kind == "subclause"
              and text[d.start:d.end][:1].isdigit()]
     assert [text[d.start:d.start + 2] for d in items] == ["1.", "2.", "3."]
+
+
+def test_numbered_paragraphs_before_the_words_of_agreement_are_recitals() -> None:
+    text = ("HOSTING AGREEMENT\n\n1. Acme wishes to offer mobile services.\n\n"
+            "2. Beta holds a licence to run a mobile network.\n\n"
+            "3. The parties signed heads of terms, NOW, THEREFORE, the Parties have agreed as "
+            "follows:\n\n1. DEFINITIONS\n\n1.1 \"Affiliate\" means a controlled entity.\n\n"
+            "1.2 \"Launch Date\" means the first day of service.\n\n2. SCOPE\n\n"
+            "2.1 Beta shall host Acme's services.\n")
+    drafts = _drafts(text)
+    # The agreement's own numbering begins again at 1 and keeps its ids; the numbered
+    # paragraphs before the words of agreement are its recitals.
+    assert (drafts["1"].title, drafts["2"].title) == ("DEFINITIONS", "SCOPE")
+    assert drafts["1.1"].parent is drafts["1"] and drafts["2.1"].parent is drafts["2"]
+    assert [d.kind for d in (drafts["recital-1"], drafts["recital-3"])] == ["recital", "recital"]
+    assert text[drafts["recital-3"].start:].startswith("3. The parties")
+
+
+def test_numbered_sections_without_the_words_of_agreement_stay_sections() -> None:
+    text = ("SERVICES AGREEMENT\n\n1. SERVICES\n\nThe Supplier shall provide the services.\n\n"
+            "2. FEES\n\nThe Customer shall pay the fees.\n\n3. TERM\n\nOne year.\n")
+    drafts = _drafts(text)
+    assert [drafts[i].title for i in ("1", "2", "3")] == ["SERVICES", "FEES", "TERM"]
+    assert not any(local.startswith("recital") for local in drafts)
