@@ -154,7 +154,7 @@ def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
     _place_line(builder, lines, index)
     # After the line is placed: the words of agreement often end the last numbered
     # paragraph's own line.
-    if (builder.numbered_preamble() and _has_operative_words(lines[index].text)):
+    if builder.numbered_preamble() and _has_operative_words(lines[index].text):
         builder.agreement_begins = True
 
 

@@ -124,7 +124,10 @@ class OutlineBuilder:
                 continue
             old = draft.local_id
             draft.kind = "recital"
-            self.ids[old] -= 1
+            # "1" or, where the paragraphs repeated a number, "1_2": both counted under "1".
+            base = old if old in self.ids else old.rsplit("_", 1)[0]
+            if self.ids.get(base):
+                self.ids[base] -= 1
             new = self.unique(f"recital-{old}")
             for inner in self._subtree(draft):
                 if inner.local_id == old or inner.local_id.startswith((f"{old}(", f"{old}.")):

@@ -249,3 +249,14 @@ def test_numbered_sections_without_the_words_of_agreement_stay_sections() -> Non
     drafts = _drafts(text)
     assert [drafts[i].title for i in ("1", "2", "3")] == ["SERVICES", "FEES", "TERM"]
     assert not any(local.startswith("recital") for local in drafts)
+
+
+def test_a_recitals_own_items_move_with_it_and_free_the_agreements_numbers() -> None:
+    text = ("SUPPLY AGREEMENT\n\n1. Acme makes widgets.\n\n1. Beta sells widgets.\n\n"
+            "2. The parties wish to trade, NOW, THEREFORE, the parties agree as follows:\n\n"
+            "1. SUPPLY\n\n1.1 Acme shall supply widgets.\n\n2. PRICE\n\n2.1 Beta shall pay.\n")
+    drafts = _drafts(text)
+    assert (drafts["1"].title, drafts["2"].title) == ("SUPPLY", "PRICE")
+    # The repeated "1." is an item of the first recital and is renamed with it.
+    assert {"recital-1", "recital-1(1)", "recital-2"} <= set(drafts)
+    assert not any(local.startswith("1(") for local in drafts)
