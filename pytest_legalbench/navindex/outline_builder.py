@@ -112,9 +112,12 @@ class OutlineBuilder:
 
     def numbered_preamble(self) -> bool:
         """Whether the open path is a top-level numbered paragraph with no recitals or
-        article heading above it (the paragraphs the words of agreement may close)."""
+        article heading above it, and every top-level numbered paragraph so far is untitled
+        (recitals are sentences; sections have headings, and "agree as follows" inside one
+        opens its own list)."""
         return (any(d.stack_key == "level1" and d.parent is self.root for d in self.stack)
-                and not any(d.kind in ("recitals", "article") for d in self.stack))
+                and not any(d.kind in ("recitals", "article") for d in self.stack)
+                and not any(d.title for d in self.root.children if d.stack_key == "level1"))
 
     def _number_as_recitals(self) -> None:
         """Give the top-level numbered paragraphs read so far the ids of recitals

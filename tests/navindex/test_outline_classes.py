@@ -260,3 +260,12 @@ def test_a_recitals_own_items_move_with_it_and_free_the_agreements_numbers() -> 
     # The repeated "1." is an item of the first recital and is renamed with it.
     assert {"recital-1", "recital-1(1)", "recital-2"} <= set(drafts)
     assert not any(local.startswith("1(") for local in drafts)
+
+
+def test_the_words_of_agreement_inside_a_titled_section_open_its_own_list() -> None:
+    text = ("AMENDMENT\n\n1. DEFINITIONS\n\nTerms have the meanings in the Agreement.\n\n"
+            "2. AMENDMENTS\n\nThe parties agree as follows:\n\n1. Section 4 is deleted.\n\n"
+            "2. Section 5 is restated.\n\n3. EFFECT\n\nThe Agreement otherwise stands.\n")
+    drafts = _drafts(text)
+    assert [drafts[i].title for i in ("1", "2", "3")] == ["DEFINITIONS", "AMENDMENTS", "EFFECT"]
+    assert not any(local.startswith("recital") for local in drafts)
