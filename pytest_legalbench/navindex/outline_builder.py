@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_legalbench.navindex.draft import Draft
+from pytest_legalbench.navindex.draft import Draft, document_order
 from pytest_legalbench.navindex.markers import Marker
 
 #: The rank of every enumeration item: below every structural heading.
@@ -132,16 +132,10 @@ class OutlineBuilder:
             if self.ids.get(base):
                 self.ids[base] -= 1
             new = self.unique(f"recital-{old}")
-            for inner in self._subtree(draft):
+            for inner in document_order(draft):
                 if inner.local_id == old or inner.local_id.startswith((f"{old}(", f"{old}.")):
                     inner.local_id = new + inner.local_id[len(old):]
                     inner.full_reference = ""
-
-    def _subtree(self, draft: Draft) -> list[Draft]:
-        found = [draft]
-        for child in draft.children:
-            found.extend(self._subtree(child))
-        return found
 
     # -- enumerations -------------------------------------------------------------------
     def place_list(self, marker: Marker, start: int) -> Draft | None:
