@@ -72,6 +72,10 @@ def plain(text: str) -> str:
                    else "-" if c in DASHES else c for c in text)
 
 
+# "ctDNA", "eBix": a name printed with a lower-case first letter, a capital inside it.
+_LOWER_CASE_NAME = re.compile(r"[a-z]+[A-Z][A-Za-z0-9]*\b")
+
+
 def _opens_heading(rest: str) -> bool:
     rest = rest.lstrip(" .:-|")
     return not rest or not (rest[0].islower() or rest[0] in ",;")
@@ -90,7 +94,8 @@ def classify_line(line: str, *, first: bool = False) -> str | None:
     match = _NUMBERED.match(line)
     if match is not None:
         rest = match.group("rest")
-        return "numbered" if rest[:1].isupper() or rest[:1] in "“\"(|" else None
+        opening = rest[:1].isupper() or rest[:1] in "“\"(|" or _LOWER_CASE_NAME.match(rest)
+        return "numbered" if opening else None
     if _LETTERED.match(line):
         return "lettered"
     return None

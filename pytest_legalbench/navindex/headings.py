@@ -67,14 +67,25 @@ def split_title(text: str, start: int = 0) -> str:
     return caps.group(1) if caps is not None else ""
 
 
+_NAME_IN_LOWER_CASE = re.compile(r"[a-z]+[A-Z][A-Za-z0-9]*")
+
+
+def is_lower_case_name(word: str) -> bool:
+    """Whether ``word`` is a name printed with a lower-case first letter ("ctDNA", "eBix",
+    "mPhase"): a capital inside it shows it is not a word of prose."""
+    return _NAME_IN_LOWER_CASE.fullmatch(word) is not None
+
+
 def _title_of(matched: str) -> str:
     candidate = matched.strip().rstrip(".:;,").strip()
-    if not candidate or not (candidate[0].isupper() or candidate[0] in "[“\"'("):
+    if not candidate or not (candidate[0].isupper() or candidate[0] in "[“\"'("
+                             or is_lower_case_name(candidate.split()[0])):
         return ""
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z'’\-]*", candidate)]
     if not words or len(words) > 14:
         return ""
-    capitalised = sum(1 for w in words if w[0].isupper() or w.lower() in _SMALL_WORDS)
+    capitalised = sum(1 for w in words
+                      if w[0].isupper() or w.lower() in _SMALL_WORDS or is_lower_case_name(w))
     if capitalised < len(words) * 0.75:
         return ""
     return candidate

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from pytest_legalbench.navindex.markers import LIST_KINDS, Marker, classify
 from pytest_legalbench.navindex.page_furniture import find_furniture
@@ -21,6 +22,14 @@ _RUN_ON = re.compile(
 )
 #: Only lines this long are searched for run-on paragraphs.
 _RUN_ON_LINE = 400
+# A table of contents printed as one line: "1. Definitions   7  1.1 Affiliate   7  1.2 ...".
+# The gap is a page number's blanks; the next entry's number opens the next piece.
+_CONTENTS_GAP = re.compile(
+    r"(?<=[^\s\d])[ \t]+(?P<page>\d{1,3})[ \t]+(?=\d{1,3}(?:\.\d{1,3}){0,3}[.)]?[ \t]+\S)")
+#: Entries a line must list, their page numbers never falling, to be read as contents.
+_CONTENTS_ENTRIES = 5
+#: The longest last entry of such a line: a longer one runs on into what follows the list.
+_LAST_ENTRY = 160
 #: A line that holds only a clause number or an enumeration label: "2.", "1.1", "(a)", "iv.".
 _BARE_MARKER = re.compile(
     r"\d{1,3}(?:\.\d{1,3}){0,3}[.)]?|\d{1,3}(?:\.\d{1,3})+|\([A-Za-z0-9]{1,4}\)|[A-Za-z]{1,4}[.)]")
@@ -115,6 +124,18 @@ def _whole_line(text: str, start: int, end: int) -> bool:
     return not text[before:start].strip() and not text[end:after].strip()
 
 
+def _contents_gaps(raw: str, lead: int) -> list[tuple[int, int, bool]]:
+    """Where a contents list printed on one line divides into its entries, each piece ending
+    in its page number; none unless the line lists enough entries in page order."""
+    found = list(_CONTENTS_GAP.finditer(raw, lead))
+    pages = [int(gap.group("page")) for gap in found]
+    if len(found) < _CONTENTS_ENTRIES or any(b < a for a, b in pairwise(pages)) \
+            or len(raw.rstrip()) - found[-1].end() > _LAST_ENTRY:
+        return []
+    # The gap runs from after the page number to the next entry's number.
+    return [(gap.end("page"), gap.end(), False) for gap in found]
+
+
 def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = None
               ) -> list[tuple[int, int, Marker | None]]:
     """The pieces of one physical line, each with the marker opening it (or None);
@@ -131,6 +152,7 @@ def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = N
         gaps += [(gap.start(), gap.end(), False) for gap in _RUN_ON.finditer(raw, lead)]
         gaps += [(gap.start(), gap.end(), False) for gap in _INLINE_KEYWORD.finditer(raw, lead)
                  if _opens_inline(raw, lead, gap.start())]
+    gaps += _contents_gaps(raw, lead)
     for start, end in furniture:
         gaps.append((start, start, True))
         gaps.append((end, end, True))

@@ -16,6 +16,7 @@ from pytest_legalbench.navindex.headings import (
     INDENT_OR_BAR,
     char_after,
     has_text,
+    is_lower_case_name,
     skip,
     split_title,
     trim_end,
@@ -201,13 +202,22 @@ def _decimal(text: str, at: int, start: int) -> Marker | None:
     opening = char_after(INDENT_OR_BAR, text, match.end())
     # "1. | the name of the Company" (an item laid out as a table row) is an item too.
     in_table = char_after(INDENT, text, match.end()) == "|"
-    if not opening or not (opening.isupper() or opening in "(“\"'[" or in_table):
+    if not opening or not (opening.isupper() or opening in "(“\"'[" or in_table
+                           or _opens_with_name(text, match.end())):
         return None
     number = _top_level(tuple(int(part) for part in parts))
     if number[0] == 0 or number[0] > 300:
         return None
     kind = f"decimal{min(len(number), 4)}"
     return Marker(kind, label, number, split_title(text, match.end()), match.end() - start)
+
+
+def _opens_with_name(text: str, start: int) -> bool:
+    # "1.20 ctDNA" or "8.1 eBix shall ...": a name in lower case opens a heading or a clause
+    # as a capital would; "5.5 million" does not.
+    rest = text[skip(INDENT_OR_BAR, text, start):]
+    return is_lower_case_name(rest.split(maxsplit=1)[0].rstrip(".,:;\"”")) if rest.strip() \
+        else False
 
 
 def _top_level(number: tuple[int, ...]) -> tuple[int, ...]:

@@ -20,6 +20,7 @@ from pytest_legalbench.navindex.heading_like import (
     ("2.1 \"Affiliate\" means any person", "numbered"),
     ("10.3.2 Notices", "numbered"),
     ("4) (a) the Seller", "numbered"),
+    ("1.20 ctDNA", "numbered"),
     ("ARTICLE IV", "keyword"),
     ("Section 2.03. Payments", "keyword"),
     ("SECTION 7", "keyword"),
@@ -41,6 +42,7 @@ def test_heading_like_openings(line: str, kind: str) -> None:
     "12 months after the Closing Date",
     "2023 was a good year for the Company.",
     "1. the first item in lower case",
+    "5.5 million shares were issued",
     "The Borrower shall pay interest monthly.",
     "$1,000,000 of principal",
 ])

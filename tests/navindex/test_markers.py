@@ -118,3 +118,12 @@ def test_a_marker_printed_twice_is_read_past(line: str, label: str, title: str,
     marker = classify(line)
     assert marker is not None
     assert (marker.label, marker.title, marker.body_offset) == (label, title, body)
+
+
+def test_a_name_in_lower_case_opens_a_numbered_heading_but_a_word_of_prose_does_not() -> None:
+    named = classify("  1.20 ctDNA Platform")
+    assert named is not None and (named.kind, named.number, named.title) == (
+        "decimal2", (1, 20), "ctDNA Platform")
+    assert classify("8.1   eBix shall receive all page views") is not None
+    assert classify("5.5 million shares were issued") is None
+    assert classify("2.1 days after notice") is None

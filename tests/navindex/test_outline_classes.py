@@ -269,3 +269,47 @@ def test_the_words_of_agreement_inside_a_titled_section_open_its_own_list() -> N
     drafts = _drafts(text)
     assert [drafts[i].title for i in ("1", "2", "3")] == ["DEFINITIONS", "AMENDMENTS", "EFFECT"]
     assert not any(local.startswith("recital") for local in drafts)
+
+
+def test_a_heading_that_opens_with_a_name_in_lower_case_keeps_the_numbering() -> None:
+    # "ctDNA" opens with a lower-case letter; the numbering must not stop at it, or every
+    # later definition would hang under the one before.
+    text = ("1. DEFINITIONS\n\n1.1 Cover\n\nThe term \"Cover\" means claimed by a patent.\n\n"
+            "1.2 ctDNA\n\nThe term \"ctDNA\" means circulating tumor DNA.\n\n"
+            "1.3 ctDNA Assay\n\nThe term \"ctDNA Assay\" means a test of ctDNA.\n\n"
+            "1.4 Data\n\nThe term \"Data\" means results.\n\n2. LICENSES\n\n"
+            "2.1 eBix shall receive the reports within 5.5 days.\n")
+    drafts = _drafts(text)
+    assert [drafts[i].title for i in ("1.2", "1.3", "1.4")] == ["ctDNA", "ctDNA Assay", "Data"]
+    assert all(drafts[i].parent is drafts["1"] for i in ("1.1", "1.2", "1.3", "1.4"))
+    assert drafts["2.1"].parent is drafts["2"]
+    assert text[drafts["2.1"].start:].startswith("2.1 eBix")
+
+
+def test_a_contents_list_printed_on_one_line_is_contents() -> None:
+    entries = "  ".join(f"{n}.   {title}   {page}" for n, title, page in (
+        (1, "Definitions", 3), (2, "Term", 4), (3, "Grant of License", 4), (4, "Fees", 5),
+        (5, "Termination", 7), (6, "Notices", 9)))
+    text = (f"ENDORSEMENT AGREEMENT\n\nTABLE OF CONTENTS\n\nParagraph   Page   {entries}\n\n"
+            "1. Definitions. The following terms are defined.\n\n2. Term. Three years.\n\n"
+            "3. Grant of License. Licensor grants a license.\n\n4. Fees. Ten dollars.\n\n"
+            "5. Termination. Either party may end it.\n\n6. Notices. In writing.\n")
+    outline = build_outline(text)
+    listed = [d for d in outline.drafts if d.kind == "toc_entry"]
+    assert len(listed) == 6
+    # Each entry ends at its page number, and the real sections are the ones after the list.
+    assert text[listed[1].start:listed[1].end].split() == ["2.", "Term", "4"]
+    real = {d.local_id: d for d in outline.drafts if d.kind == "section"}
+    assert sorted(real, key=int) == ["1", "2", "3", "4", "5", "6"]
+    assert text[real["1"].start:].startswith("1. Definitions. The following")
+
+
+def test_a_numbered_run_that_is_not_a_contents_list_is_not_cut_as_one() -> None:
+    # Page numbers that fall, or a last entry that runs on into the text after it, mean the
+    # line is not a contents list: it keeps the parse it had.
+    falling = "  ".join(f"{n}.   Item   {9 - n}" for n in range(1, 8))
+    run_on = "  ".join(f"{n}.   Item   {n}" for n in range(1, 8)) + \
+        "  8. FEES The Customer shall pay " + "the fees when due and in full " * 8
+    for line in (falling, run_on):
+        outline = build_outline(f"AGREEMENT\n\n{line}\n\n1. Scope. The work.\n")
+        assert not any(d.kind == "toc_entry" for d in outline.drafts), line[:40]
