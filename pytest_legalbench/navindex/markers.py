@@ -215,9 +215,8 @@ def _decimal(text: str, at: int, start: int) -> Marker | None:
 def _opens_with_name(text: str, start: int) -> bool:
     # "1.20 ctDNA" or "8.1 eBix shall ...": a name in lower case opens a heading or a clause
     # as a capital would; "5.5 million" does not.
-    rest = text[skip(INDENT_OR_BAR, text, start):]
-    return is_lower_case_name(rest.split(maxsplit=1)[0].rstrip(".,:;\"”")) if rest.strip() \
-        else False
+    words = text[skip(INDENT_OR_BAR, text, start):].split(maxsplit=1)
+    return bool(words) and is_lower_case_name(words[0].rstrip(".,:;\"”"))
 
 
 def _top_level(number: tuple[int, ...]) -> tuple[int, ...]:
