@@ -18,7 +18,7 @@ from pytest_legalbench.navindex.defined_terms import find_inline_definitions
 from pytest_legalbench.navindex.describe import summarise
 from pytest_legalbench.navindex.draft import Draft, Outline
 from pytest_legalbench.navindex.flags import extract_flags
-from pytest_legalbench.navindex.keywords import keywords
+from pytest_legalbench.navindex.keywords import Rarity, keywords
 from pytest_legalbench.navindex.node import DocumentIndex, DocumentTags, Flags, Node
 from pytest_legalbench.navindex.outline import build_outline
 from pytest_legalbench.navindex.references import (
@@ -150,16 +150,20 @@ def _assemble(own: _Parsed, parents: list[_Parsed]) -> DocumentIndex:
     drafts = own.outline.drafts
     ids = {id(d): node_id(doc_id, d) for d in drafts}
     leaves: dict[str, Node] = {}
+    # Keywords weigh a word by how few of the document's clauses use it (``Rarity``).
+    rarity = Rarity.of(document.text[d.start:d.end] for d in drafts
+                       if not d.children and not d.is_toc_entry)
     for draft in drafts:
         if draft.children:
             continue
-        leaves[ids[id(draft)]] = _leaf(draft, document, own, parents, instrument, term_index, ids)
+        leaves[ids[id(draft)]] = _leaf(draft, document, own, parents, instrument, term_index,
+                                       ids, rarity)
     nodes = [leaves.get(ids[id(d)]) or _parent(d, document, leaves, ids) for d in drafts]
     # Parents are finished bottom-up so their flags and keywords can draw on the children.
     finished: dict[str, Node] = {}
     for node in reversed(nodes):
         if node.children:
-            node = _finish_parent(node, finished, document.text)
+            node = _finish_parent(node, finished, document.text, rarity)
         finished[node.node_id] = node
     ordered = tuple(finished[ids[id(d)]] for d in drafts)
     tags = DocumentTags(jurisdiction(document.text),
@@ -170,7 +174,8 @@ def _assemble(own: _Parsed, parents: list[_Parsed]) -> DocumentIndex:
 
 
 def _leaf(draft: Draft, document: Document, own: _Parsed, parents: list[_Parsed],
-          instrument: Instrument, term_index: TermIndex, ids: dict[int, str]) -> Node:
+          instrument: Instrument, term_index: TermIndex, ids: dict[int, str],
+          rarity: Rarity | None = None) -> Node:
     text = document.text[draft.start:draft.end]
     this_id = ids[id(draft)]
     resolved: list[str] = []
@@ -209,7 +214,7 @@ def _leaf(draft: Draft, document: Document, own: _Parsed, parents: list[_Parsed]
         unfiled_references=tuple(dict.fromkeys(unfiled)),
         defines=defines, uses_definitions=uses, flags=flags,
         keywords=() if draft.is_toc_entry else keywords(text, title=draft.title,
-                                                        defines=inline),
+                                                        defines=inline, rarity=rarity),
         summary="" if draft.is_toc_entry else summarise(text, title=draft.title),
     )
 
@@ -269,7 +274,8 @@ def _parent(draft: Draft, document: Document, leaves: dict[str, Node],
     )
 
 
-def _finish_parent(node: Node, finished: dict[str, Node], text: str) -> Node:
+def _finish_parent(node: Node, finished: dict[str, Node], text: str,
+                   rarity: Rarity | None = None) -> Node:
     children = [finished[c] for c in node.children]
     # A parent carries what its children carry, except the contents mark: a document holding a
     # table of contents is not itself a contents entry. Only the contents block is.
@@ -277,5 +283,6 @@ def _finish_parent(node: Node, finished: dict[str, Node], text: str) -> Node:
                              for f in Flags.__dataclass_fields__)),
                      is_toc_entry=node.kind == "toc")
     prefix = node.text[:_PARENT_DESCRIBE_CHARS]
-    return replace(node, flags=merged, keywords=keywords(prefix, title=node.title),
+    return replace(node, flags=merged,
+                   keywords=keywords(prefix, title=node.title, rarity=rarity),
                    summary=summarise(prefix, title=node.title))

@@ -3,8 +3,11 @@ scored and placed deterministically (ties by first occurrence)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 
@@ -31,6 +34,32 @@ def _word_counts(text: str) -> Counter[str]:
     return counts
 
 
+@dataclass(frozen=True)
+class Rarity:
+    """How few of a document's clauses use each word: a word most clauses use ("party",
+    "agreement") says little about any one of them, one a single clause uses names its topic."""
+
+    clauses: int
+    using: Mapping[str, int]
+
+    @classmethod
+    def of(cls, clauses: Iterable[str]) -> Rarity:
+        """The rarity of every word over ``clauses`` (one text per clause)."""
+        using: Counter[str] = Counter()
+        count = 0
+        for text in clauses:
+            count += 1
+            using.update(set(WORD.findall(text.lower())))
+        return cls(count, using)
+
+    def weight(self, term: str) -> float:
+        """1 for a word every clause uses, more the fewer use it (1 + ln of the inverse share);
+        a term of several words weighs the mean of its words."""
+        words = WORD.findall(term) or [term]
+        return sum(1.0 + math.log(max(self.clauses, 1) / max(self.using.get(w, 0), 1))
+                   for w in words) / len(words)
+
+
 def _phrase_counts(text: str) -> Counter[str]:
     """Count capitalised multi-word terms of ``text``, lower-cased.
 
@@ -53,7 +82,8 @@ def _phrase_counts(text: str) -> Counter[str]:
 
 
 def keywords(
-    text: str, *, title: str = "", limit: int = 8, defines: tuple[str, ...] | None = None
+    text: str, *, title: str = "", limit: int = 8, defines: tuple[str, ...] | None = None,
+    rarity: Rarity | None = None,
 ) -> tuple[str, ...]:
     """Return up to ``limit`` lower-cased keywords, best score first, ties by first occurrence.
 
@@ -61,22 +91,27 @@ def keywords(
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    # Words count once, capitalised terms twice, terms defined here three times; the title
-    # counts double, since the heading names the topic. Counters keep first-insertion order,
-    # so words tied on score already stand in order of first occurrence.
+    # Words count once per use (times their rarity in the document, when given), capitalised
+    # terms twice, terms defined here three times; the title counts double, since the heading
+    # names the topic. Dicts keep first-insertion order and the sort below is stable, so words
+    # tied on score already stand in order of first occurrence.
     haystack = f"{title}\n{text}" if title else text
-    scores = _word_counts(haystack)
+    counted = _word_counts(haystack)
     if title:
-        scores.update(_word_counts(title))
+        counted.update(_word_counts(title))
+    def scale(term: str) -> float:
+        return round(rarity.weight(term), 3) if rarity is not None else 1
+
+    scores: dict[str, float] = {word: seen * scale(word) for word, seen in counted.items()}
     placed: set[str] = set()
     for source, weight in ((title, 4), (text, 2)) if title else ((text, 2),):
         for phrase, seen in _phrase_counts(source).items():
-            scores[phrase] += weight * seen
+            scores[phrase] = scores.get(phrase, 0) + weight * seen * scale(phrase)
             placed.add(phrase)
     for term in find_inline_definitions(text) if defines is None else defines:
         lowered = " ".join(term.lower().split())
         if lowered:
-            scores[lowered] += 3
+            scores[lowered] = scores.get(lowered, 0) + 3 * scale(lowered)
             placed.add(lowered)
     lowered_haystack = haystack.lower()
 
@@ -95,7 +130,8 @@ def keywords(
 
     chosen: list[str] = []
     in_phrases: set[str] = set()
-    for _, group in groupby(scores.most_common(), key=itemgetter(1)):
+    for _, group in groupby(sorted(scores.items(), key=itemgetter(1), reverse=True),
+                            key=itemgetter(1)):
         terms = [term for term, _ in group]
         # Phrases and defined terms were counted apart from the words, so place them by search.
         if placed.intersection(terms):

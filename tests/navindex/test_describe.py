@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_legalbench.navindex.describe import ELLIPSIS, full_summary, snippet, summarise
-from pytest_legalbench.navindex.keywords import keywords
+from pytest_legalbench.navindex.keywords import Rarity, keywords
 
 GOVERNING_LAW = (
     "Section 12.7 Governing Law. This Agreement and any dispute arising under it shall be "
@@ -66,6 +68,28 @@ def test_keywords_respect_the_limit_and_title() -> None:
 def test_keywords_use_the_terms_a_caller_passes() -> None:
     text = "the licensed territory covers Canada and the licensed territory grows"
     assert keywords(text, defines=("Licensed Territory",))[0] == "licensed territory"
+
+
+def test_rarity_weighs_a_word_by_how_few_clauses_use_it() -> None:
+    rarity = Rarity.of(["Late payment bears interest.", "Payment is due.",
+                        "Payment after notice.", "The notice period."])
+    assert rarity.clauses == 4
+    assert rarity.weight("payment") == pytest.approx(1 + math.log(4 / 3))   # 1.2877
+    assert rarity.weight("late") == pytest.approx(2.386294)
+    assert rarity.weight("late payment") == pytest.approx(1.836988)         # the mean
+    assert rarity.weight("unseen") == pytest.approx(2.386294)               # as rare as can be
+
+
+def test_keywords_put_a_word_few_clauses_use_before_one_all_use() -> None:
+    text = "payment payment interest"
+    assert keywords(text) == ("payment", "interest")
+    rarity = Rarity.of([text, "payment due", "payment notice", "payment period"])
+    assert keywords(text, rarity=rarity) == ("interest", "payment")
+
+
+@given(text=prose, title=prose)
+def test_keywords_of_a_one_clause_document_ignore_rarity(text: str, title: str) -> None:
+    assert keywords(text, title=title, rarity=Rarity.of([text])) == keywords(text, title=title)
 
 
 def test_summary_drops_the_clause_number_and_heading() -> None:
