@@ -22,6 +22,17 @@ _RUN_ON = re.compile(
 )
 #: Only lines this long are searched for run-on paragraphs.
 _RUN_ON_LINE = 400
+# Any clause number run on after a word ("... of this Agreement. 3. Term ..." or "... the
+# Arena 4.2 Newegg shall ..."): a line starts there only when the number continues the
+# numbering read so far (``_continues``), which an amount or a citation rarely does.
+_SEQUENCE_RUN_ON = re.compile(
+    r"(?<=\S)[ \t]+(?=\d{1,3}(?:\.\d{1,3}){0,3}\.?[ \t]+[\"“A-Z(])")
+#: The shortest text before a clause number that the numbering alone may start a line after.
+_SEQUENCE_PIECE = 80
+#: Words after which a number is cited, not begun: "Sections 4.1 and 4.2 Newegg ...".
+_CITING = frozenset({"section", "sections", "article", "articles", "clause", "clauses",
+                     "paragraph", "paragraphs", "schedule", "exhibit", "annex", "appendix",
+                     "no", "no.", "nos", "nos.", "§", "§§", "part", "item", "rule"})
 # A table of contents printed as one line: "1. Definitions   7  1.1 Affiliate   7  1.2 ...".
 # The gap is a page number's blanks; the next entry's number opens the next piece.
 _CONTENTS_GAP = re.compile(
@@ -69,12 +80,14 @@ def split_lines(text: str) -> list[Line]:
     Text converted from PDF often runs paragraphs together on one physical line with a run
     of spaces where the break was ("...herein.     Section 2.02 Scope."); such a run followed
     by a heading, or by an enumeration after the end of a sentence, also starts a line, and
-    so does a numbered clause run on after a sentence in a long line.
+    so does a numbered clause run on after a sentence in a long line, or after any words
+    when its number comes next in the numbering read so far ("... the Arena 4.2 Newegg").
     """
     text = plain_text(text)
     furniture = [span for span in find_furniture(text)
                  if not _whole_line(text, *span)]
     pieces: list[tuple[int, int, Marker | None]] = []
+    numbering = _Numbering()
     next_span = 0
     for match in re.finditer(r"[^\n]+", text):
         raw = match.group(0)
@@ -87,7 +100,8 @@ def split_lines(text: str) -> list[Line]:
                and furniture[next_span + len(inside)][0] < match.end()):
             inside.append(furniture[next_span + len(inside)])
         pieces.extend(_segments(raw, match.start(),
-                                [(a - match.start(), b - match.start()) for a, b in inside]))
+                                [(a - match.start(), b - match.start()) for a, b in inside],
+                                numbering))
     lines: list[Line] = []
     position = 0
     while position < len(pieces):
@@ -136,7 +150,8 @@ def _contents_gaps(raw: str, lead: int) -> list[tuple[int, int, bool]]:
     return [(gap.end("page"), gap.end(), False) for gap in found]
 
 
-def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = None
+def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = None,
+              numbering: _Numbering | None = None
               ) -> list[tuple[int, int, Marker | None]]:
     """The pieces of one physical line, each with the marker opening it (or None);
     ``furniture`` holds the page furniture inside the line (offsets into it), each its own
@@ -145,14 +160,25 @@ def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = N
     furniture = furniture or []
     opening = classify(raw) if not any(a <= lead < b for a, b in furniture) else None
     cuts = [(lead, opening)]
+    numbering = numbering or _Numbering()
+    numbering.read(opening)
     # A gap: (where the piece before it ends, where the next may begin, whether it is a
     # page break, which lets any structural heading begin there).
     gaps = [(gap.start(), gap.end(), False) for gap in _SOFT_BREAK.finditer(raw, lead)]
+    sequenced: set[int] = set()
     if len(raw) > _RUN_ON_LINE:
         gaps += [(gap.start(), gap.end(), False) for gap in _RUN_ON.finditer(raw, lead)]
         gaps += [(gap.start(), gap.end(), False) for gap in _INLINE_KEYWORD.finditer(raw, lead)
                  if _opens_inline(raw, lead, gap.start())]
     gaps += _contents_gaps(raw, lead)
+    if len(raw) > _RUN_ON_LINE:
+        # Only where no other rule begins a line (a contents entry's included) does the
+        # numbering decide.
+        ruled = {end for _, end, _ in gaps}
+        for gap in _SEQUENCE_RUN_ON.finditer(raw, lead):
+            if gap.end() not in ruled:
+                gaps.append((gap.start(), gap.end(), False))
+                sequenced.add(gap.end())
     for start, end in furniture:
         gaps.append((start, start, True))
         gaps.append((end, end, True))
@@ -183,6 +209,12 @@ def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = N
             continue
         if marker is None or marker.kind in ("whereas", "toc_heading"):
             continue
+        if gap_end in sequenced and not (
+                marker.kind.startswith("decimal") and _continues(numbering.last, marker.number)
+                and _begins_after(raw, cuts[-1][0], gap_start,
+                                  first=marker.number == (*numbering.last, 1))):
+            continue
+        numbering.read(marker)
         if marker.kind in LIST_KINDS and not _closes_sentence(raw, cuts[-1][0], gap_start):
             if page_break:
                 cuts.append((at, None))
@@ -199,6 +231,47 @@ def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = N
         if piece:
             segments.append((offset + start, offset + start + len(piece), marker))
     return segments
+
+
+class _Numbering:
+    """The last clause number read ("Section 4.1", "4.1"), carried from line to line."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, ...] = ()
+
+    def read(self, marker: Marker | None) -> None:
+        """Remember ``marker``'s number when it numbers a clause."""
+        if marker is not None and marker.number and (
+                marker.kind == "section" or marker.kind.startswith("decimal")):
+            self.last = marker.number
+
+
+def _continues(previous: tuple[int, ...], number: tuple[int, ...] | None) -> bool:
+    """Whether ``number`` comes next after ``previous``: its first part ("4.1" after "4"),
+    or the next at any of its levels ("2.12" or "3" after "2.11")."""
+    if not number or not previous:
+        return False
+    if number == (*previous, 1):
+        return True
+    depth = len(number)
+    return depth <= len(previous) and number == (*previous[:depth - 1], previous[depth - 1] + 1)
+
+
+def _begins_after(raw: str, start: int, end: int, *, first: bool = False) -> bool:
+    """Whether a clause may begin after ``raw[start:end]``: after the end of a sentence, or
+    after a word in capitals that does not cite ("the Arena 4.2", not "Section 4.2" or
+    "and 4.2"). A clause's next sibling comes only after a clause's worth of text, which the
+    entries of a contents list run into one line ("1.1 Affiliate 1.2 Agreement") are not; its
+    ``first`` part may follow its heading alone ("4. Sponsor Obligations 4.1 The Sponsor")."""
+    if end - start < _SEQUENCE_PIECE and not first:
+        return False
+    if _closes_sentence(raw, start, end) or raw[start:end].rstrip().endswith(("”", '"')):
+        return True
+    words = raw[start:end].split()
+    if not words:
+        return False
+    word = words[-1]
+    return word[:1].isupper() and word.casefold() not in _CITING
 
 
 def _opens_inline(raw: str, start: int, end: int) -> bool:

@@ -6,6 +6,7 @@ follows the signatures, long roman lists, run-on text and contents look-alikes."
 from __future__ import annotations
 
 from pytest_legalbench.navindex.draft import Draft
+from pytest_legalbench.navindex.lines import split_lines
 from pytest_legalbench.navindex.outline import build_outline
 
 
@@ -313,3 +314,81 @@ def test_a_numbered_run_that_is_not_a_contents_list_is_not_cut_as_one() -> None:
     for line in (falling, run_on):
         outline = build_outline(f"AGREEMENT\n\n{line}\n\n1. Scope. The work.\n")
         assert not any(d.kind == "toc_entry" for d in outline.drafts), line[:40]
+
+
+def test_run_on_clauses_begin_where_their_numbering_continues() -> None:
+    # A converted PDF runs whole articles into one line, dropping full stops before the
+    # numbers; a number that comes next in the numbering starts a clause there.
+    text = ('SPONSORSHIP AGREEMENT\n\n1. Definitions. In this Agreement:\n\n1.1 "Term" means the '
+            "period set out in Section 2 of this Agreement, as it may be extended. 1.2 \"Venue\" "
+            "means the premises where the events of each season will occur, including the Arena. "
+            "2. Term of this Agreement. This Agreement lasts five years from the Effective Date "
+            "unless it is terminated earlier under Section 14. 3. Sponsor Obligations 3.1 The "
+            "Sponsor shall provide the rights listed in Schedule 1 at every event held at the "
+            "Arena 3.2 The Sponsor "
+            "shall pay the fee set out in Schedule 3 within thirty days of each invoice.\n")
+    drafts = _drafts(text)
+    assert {"1", "1.1", "1.2", "2", "3", "3.1", "3.2"} <= set(drafts)
+    assert text[drafts["2"].start:].startswith("2. Term of this Agreement.")
+    assert text[drafts["3.2"].start:].startswith("3.2 The Sponsor shall pay")
+    assert drafts["3.1"].parent is drafts["3"] and drafts["3.2"].parent is drafts["3"]
+    assert drafts["1.2"].parent is drafts["1"]
+
+
+def test_a_number_that_does_not_continue_the_numbering_stays_in_its_clause() -> None:
+    # Amounts and numbers out of sequence are text, not clauses: "7." after 3, "2.5" after 3.
+    text = ("3. Payment. The Buyer shall pay the price within 2.5 Business Days of delivery, and "
+            "the Seller shall refund any excess within ten days of its demand, in the currency of "
+            "the invoice. 7. Late amounts bear interest at the rate of Schedule 2, and the Buyer "
+            "shall pay the costs of collection when the Seller asks for them, with any taxes "
+            "those costs bear, on the first day of the month after the Seller asks for them.\n")
+    drafts = _drafts(text)
+    assert not {"7", "2.5"} & set(drafts)
+    assert text[drafts["3"].start:drafts["3"].end].rstrip().endswith("Seller asks for them.")
+
+
+def test_a_cited_number_that_continues_the_numbering_stays_in_its_clause() -> None:
+    # "3.1" comes next after 3, but after "Section" or a lower-case word it is cited or an
+    # amount.
+    text = ("3. Payment. The Buyer shall pay the price when due, and the Seller shall refund any "
+            "excess within ten days of its demand, in the currency of the invoice, as Section "
+            "3.1 Notices provides for every demand; late amounts bear interest at a rate of "
+            "3.1 Percent above the base rate of the bank named in the Schedule, and the Buyer "
+            "shall pay the costs of collection when the Seller asks for them in writing, with "
+            "any taxes those costs bear, on the first day of the month after the Seller asks for "
+            "them and in the currency in which the Seller incurred them in writing.\n")
+    assert len(text) > 500
+    drafts = _drafts(text)
+    assert "3.1" not in drafts
+    assert text[drafts["3"].start:drafts["3"].end].rstrip().endswith("incurred them in writing.")
+
+
+def test_short_entries_run_into_one_line_are_not_cut_by_their_numbering() -> None:
+    # A list of defined terms run into one line continues the numbering too, but an entry
+    # holds no clause's worth of text: only the first part may follow its heading.
+    terms = " ".join(f"1.{n} {word}" for n, word in enumerate(
+        ("Affiliate", "Agreement", "Business Day", "Closing", "Control", "Effective Date",
+         "Governmental Authority", "Intellectual Property", "Know-How", "Law", "Patent",
+         "Person", "Product", "Regulatory Approval", "Territory", "Third Party", "Trademark",
+         "Valid Claim", "Working Group", "Year", "Commercially Reasonable Efforts",
+         "Confidential Information", "Development Plan", "Net Sales", "Royalty Term"), start=1))
+    text = f"LICENCE AGREEMENT\n\n1. Defined Terms {terms}\n\n2. Grant. The Licensor grants a licence.\n"
+    assert len(terms) > 400
+    drafts = _drafts(text)
+    assert "1.2" not in drafts and {"1", "2"} <= set(drafts)
+
+
+def test_a_contents_list_on_one_line_keeps_every_entry_when_its_numbering_continues() -> None:
+    # Its entries continue the numbering but are cut at their page numbers, as any contents
+    # list on one line is; the numbering rule must not overrule that cut.
+    names = ("Affiliate", "Agreement", "Agreement Term", "Applicable Law", "Approved Assay",
+             "Business Day", "Calendar Quarter", "Calendar Year", "Clinical Study",
+             "Confidential Information", "Control", "Development Plan", "Field", "Know-How",
+             "Net Sales", "Patent Rights", "Territory", "Valid Claim")
+    entries = ["1. Definitions   7", *(f"1.{n} {name}   {7 + n // 4}"
+                                     for n, name in enumerate(names, start=1)), "2. Governance   12"]
+    contents = "Table of Contents   " + "  ".join(entries)
+    assert len(contents) > 400
+    lines = split_lines(f"COLLABORATION AGREEMENT\n\n{contents}\n")
+    assert [line.text.split("   ")[0] for line in lines[2:]] == [
+        entry.split("   ")[0] for entry in entries]
