@@ -160,7 +160,8 @@ def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = N
     furniture = furniture or []
     opening = classify(raw) if not any(a <= lead < b for a, b in furniture) else None
     cuts = [(lead, opening)]
-    numbering = numbering or _Numbering()
+    if numbering is None:
+        numbering = _Numbering()
     numbering.read(opening)
     # A gap: (where the piece before it ends, where the next may begin, whether it is a
     # page break, which lets any structural heading begin there).
