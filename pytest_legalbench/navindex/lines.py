@@ -27,7 +27,8 @@ _RUN_ON_LINE = 400
 # numbering read so far (``_continues``), which an amount or a citation rarely does.
 _SEQUENCE_RUN_ON = re.compile(
     r"(?<=\S)[ \t]+(?=\d{1,3}(?:\.\d{1,3}){0,3}\.?[ \t]+[\"“A-Z(])")
-#: The shortest text before a clause number that the numbering alone may start a line after.
+#: The shortest text before a clause number, not ending a sentence, that the numbering alone
+#: may start a line after.
 _SEQUENCE_PIECE = 80
 #: Words after which a number is cited, not begun: "Sections 4.1 and 4.2 Newegg ...".
 _CITING = frozenset({"section", "sections", "article", "articles", "clause", "clauses",
@@ -261,13 +262,14 @@ def _continues(previous: tuple[int, ...], number: tuple[int, ...] | None) -> boo
 def _begins_after(raw: str, start: int, end: int, *, first: bool = False) -> bool:
     """Whether a clause may begin after ``raw[start:end]``: after the end of a sentence, or
     after a word in capitals that does not cite ("the Arena 4.2", not "Section 4.2" or
-    "and 4.2"). A clause's next sibling comes only after a clause's worth of text, which the
-    entries of a contents list run into one line ("1.1 Affiliate 1.2 Agreement") are not; its
-    ``first`` part may follow its heading alone ("4. Sponsor Obligations 4.1 The Sponsor")."""
+    "and 4.2"). Without the end of a sentence, a clause's next sibling comes only after a
+    clause's worth of text, which the entries of a contents list run into one line ("1.1
+    Affiliate 1.2 Agreement") are not; its ``first`` part may follow its heading alone ("4.
+    Sponsor Obligations 4.1 The Sponsor")."""
+    if _closes_sentence(raw, start, end):
+        return True
     if end - start < _SEQUENCE_PIECE and not first:
         return False
-    if _closes_sentence(raw, start, end) or raw[start:end].rstrip().endswith(("”", '"')):
-        return True
     words = raw[start:end].split()
     if not words:
         return False

@@ -321,8 +321,7 @@ def test_run_on_clauses_begin_where_their_numbering_continues() -> None:
     # numbers; a number that comes next in the numbering starts a clause there.
     text = ('SPONSORSHIP AGREEMENT\n\n1. Definitions. In this Agreement:\n\n1.1 "Term" means the '
             "period set out in Section 2 of this Agreement, as it may be extended. 1.2 \"Venue\" "
-            "means the premises where the events of each season will occur, including the Arena. "
-            "2. Term of this Agreement. This Agreement lasts five years from the Effective Date "
+            "means the Arena. 2. Term of this Agreement. This Agreement lasts five years from the Effective Date "
             "unless it is terminated earlier under Section 14. 3. Sponsor Obligations 3.1 The "
             "Sponsor shall provide the rights listed in Schedule 1 at every event held at the "
             "Arena 3.2 The Sponsor "
