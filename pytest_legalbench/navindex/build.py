@@ -175,7 +175,7 @@ def _assemble(own: _Parsed, parents: list[_Parsed]) -> DocumentIndex:
 
 def _leaf(draft: Draft, document: Document, own: _Parsed, parents: list[_Parsed],
           instrument: Instrument, term_index: TermIndex, ids: dict[int, str],
-          rarity: Rarity | None = None) -> Node:
+          rarity: Rarity) -> Node:
     text = document.text[draft.start:draft.end]
     this_id = ids[id(draft)]
     resolved: list[str] = []
@@ -274,8 +274,7 @@ def _parent(draft: Draft, document: Document, leaves: dict[str, Node],
     )
 
 
-def _finish_parent(node: Node, finished: dict[str, Node], text: str,
-                   rarity: Rarity | None = None) -> Node:
+def _finish_parent(node: Node, finished: dict[str, Node], text: str, rarity: Rarity) -> Node:
     children = [finished[c] for c in node.children]
     # A parent carries what its children carry, except the contents mark: a document holding a
     # table of contents is not itself a contents entry. Only the contents block is.

@@ -151,18 +151,15 @@ def _contents_gaps(raw: str, lead: int) -> list[tuple[int, int, bool]]:
     return [(gap.end("page"), gap.end(), False) for gap in found]
 
 
-def _segments(raw: str, offset: int, furniture: list[tuple[int, int]] | None = None,
-              numbering: _Numbering | None = None
-              ) -> list[tuple[int, int, Marker | None]]:
+def _segments(raw: str, offset: int, furniture: list[tuple[int, int]],
+              numbering: _Numbering) -> list[tuple[int, int, Marker | None]]:
     """The pieces of one physical line, each with the marker opening it (or None);
     ``furniture`` holds the page furniture inside the line (offsets into it), each its own
-    piece, after which a page's first heading may begin."""
+    piece, after which a page's first heading may begin; ``numbering`` carries the last clause
+    number from the lines before and takes this line's."""
     lead = len(raw) - len(raw.lstrip())
-    furniture = furniture or []
     opening = classify(raw) if not any(a <= lead < b for a, b in furniture) else None
     cuts = [(lead, opening)]
-    if numbering is None:
-        numbering = _Numbering()
     numbering.read(opening)
     # A gap: (where the piece before it ends, where the next may begin, whether it is a
     # page break, which lets any structural heading begin there).
