@@ -9,6 +9,11 @@ inside a flex row. The style is read as far as that layout needs: a block tag di
 space. ``display:none`` is not read as hidden: an unclosed ``<p>`` so styled would hide the
 rest of a document, and filings use it for empty spacers.
 
+Struck-through text (``<strike>``, ``<s>``, ``<del>`` or a ``line-through`` style) is left out:
+a credit agreement filed conformed to its latest amendment is often a blackline, and its struck
+words are the ones the amendment deleted, so keeping them would run the old terms into the new
+("October 6, 20242025").
+
 Some filings are page images, each carrying its text as an invisible layer (white, one point
 high) in which every printed line break is written as two or more spaces. That text is read
 with those runs as line breaks, so its headings and numbered paragraphs open lines as they do
@@ -39,6 +44,11 @@ _HEAD_TAGS = frozenset({"head", "title"})
 
 _CELL_TAGS = frozenset({"td", "th"})
 
+#: Elements that mark their text as struck out: in a filing marked to show changes, deleted.
+_STRUCK_TAGS = frozenset({"del", "s", "strike"})
+#: Elements that open a block of their own, so that an unclosed strike ends with its block.
+_ENCLOSING_TAGS = _BLOCK_TAGS | _CELL_TAGS | {"table", "tr"}
+
 # Python's \s covers every character str.isspace() accepts (U+00A0, U+2007, U+202F among
 # them); zero-width spaces, word joiners and byte-order marks are invisible glue, read as space.
 _SPACE_RUN = re.compile(r"[\s\u200b\u2060\ufeff]+")
@@ -59,6 +69,9 @@ _LAYER_COLOUR = re.compile(r"(?:^|;)\s*color\s*:\s*(?:white|#fff(?:fff)?)\s*(?:;
                            re.IGNORECASE)
 #: How a text layer writes a line break.
 _LAYER_BREAK = re.compile(r"[ \t\u00a0]{2,}")
+#: An inline style that strikes its text through.
+_LINE_THROUGH = re.compile(r"(?:^|;)\s*text-decoration(?:-line)?\s*:[^;]*\bline-through\b",
+                           re.IGNORECASE)
 
 
 @dataclass
@@ -145,9 +158,16 @@ class _TextCollector(HTMLParser):
         self._pre_depth = 0
         self._layer_depth = 0
         # Per tag name, for each open element: whether its style asks for a space at its end,
-        # whether it is a block tag displayed inline (its end breaks no line either), and
-        # whether it opens an invisible text layer.
-        self._open: dict[str, list[tuple[bool, bool, bool]]] = {}
+        # whether it is a block tag displayed inline (its end breaks no line either), whether
+        # it opens an invisible text layer, and the key of the strike it opens (or None).
+        self._open: dict[str, list[tuple[bool, bool, bool, int | None]]] = {}
+        # Open strikes, by key: the number of enclosing blocks open when each began, and
+        # whether an inline element opened it. A strike ends at its end tag; left unclosed, an
+        # inline one ends where the next block begins or its own block ends, a block one with
+        # the block around it, so a missing </strike> cannot hide the rest of a document.
+        self._struck: dict[int, tuple[int, bool]] = {}
+        self._struck_keys = 0
+        self._enclosing_depth = 0
 
     def _sink(self) -> _Sink:
         if not self._tables:
@@ -170,7 +190,17 @@ class _TextCollector(HTMLParser):
         if tag not in _VOID_TAGS:
             layer = _is_text_layer(attrs)
             self._layer_depth += layer
-            self._open.setdefault(tag, []).append((boxed, inline, layer))
+            encloses = tag in _ENCLOSING_TAGS and not inline
+            if encloses:
+                self._enclosing_depth += 1
+                self._struck = {key: opened for key, opened in self._struck.items()
+                                if not opened[1]}
+            strike = None
+            if tag in _STRUCK_TAGS or _LINE_THROUGH.search(_style(attrs)):
+                self._struck_keys += 1
+                strike = self._struck_keys
+                self._struck[strike] = (self._enclosing_depth, not encloses)
+            self._open.setdefault(tag, []).append((boxed, inline, layer, strike))
         if boxed:
             self._sink().add(" ", False)
         if inline:
@@ -193,8 +223,15 @@ class _TextCollector(HTMLParser):
                 self._hidden[tag] -= 1
             return
         opened = self._open.get(tag)
-        boxed, inline, layer = opened.pop() if opened else (False, False, False)
+        matched = bool(opened)
+        boxed, inline, layer, strike = opened.pop() if opened else (False, False, False, None)
         self._layer_depth -= layer
+        if strike is not None:
+            self._struck.pop(strike, None)
+        if matched and tag in _ENCLOSING_TAGS and not inline:
+            self._enclosing_depth = max(0, self._enclosing_depth - 1)
+            self._struck = {key: opened for key, opened in self._struck.items()
+                            if opened[0] <= self._enclosing_depth and not opened[1]}
         if boxed:
             self._sink().add(" ", False)
         if inline:
@@ -215,7 +252,8 @@ class _TextCollector(HTMLParser):
                 self._pre_depth -= 1
 
     def handle_data(self, data: str) -> None:
-        if any(self._hidden.values()):
+        if any(self._hidden.values()) or self._struck:
+            # Struck-through text is what a marked copy deletes; the text in force omits it.
             return
         if self._layer_depth > 0:
             # Kept as preformatted lines: the layer's own line breaks, the source's are spaces.

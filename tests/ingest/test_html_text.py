@@ -244,3 +244,45 @@ def test_zero_width_spaces_are_blank() -> None:
 def test_unicode_spaces_inside_a_heading_become_plain_spaces() -> None:
     source = "<p>Section\u202f5.2\u2007Fees.\u2009The\u3000fee is due.</p>"
     assert html_to_text(source) == "Section 5.2 Fees. The fee is due."
+
+
+def test_struck_through_text_is_left_out() -> None:
+    # A filing marked to show changes: the struck date is deleted, the underlined one inserted.
+    source = ('<p>“Maturity Date” means October 6, <font style="color:red"><STRIKE>2024'
+              '</STRIKE></font><font style="color:blue"><U>2025</U></font>.</p>'
+              '<p>at least <s>five (5</s><u>three (3</u>) Business Days <del>before</del></p>'
+              '<p><span style="font-size:10pt;text-decoration:line-through">Old</span>New '
+              '<span style="text-decoration-line: underline line-through">gone</span>kept</p>')
+    assert html_to_text(source) == ("“Maturity Date” means October 6, 2025.\n\n"
+                                    "at least three (3) Business Days\n\nNew kept")
+
+
+def test_an_underlined_or_coloured_span_is_kept() -> None:
+    source = ('<p><span style="text-decoration:underline;color:red">Inserted</span> and '
+              '<span style="text-decoration: none">plain</span>.</p>')
+    assert html_to_text(source) == "Inserted and plain."
+
+
+def test_a_struck_block_leaves_out_every_paragraph_inside_it() -> None:
+    source = ('<p>Before.</p><div style="text-decoration:line-through"><p>Deleted one.</p>'
+              '<table><tr><td>Deleted</td><td>row</td></tr></table><p>Deleted two.</p></div>'
+              '<p>After.</p>')
+    assert html_to_text(source) == "Before.\n\nAfter."
+
+
+def test_an_unclosed_strike_ends_with_its_paragraph() -> None:
+    # A missing </strike> must not hide the rest of the document.
+    source = ("<p>Kept <strike>deleted words</p><p>Next paragraph.</p>"
+              "<table><tr><td>Cell <del>gone</td><td>other cell</td></tr></table><p>End.</p>")
+    assert html_to_text(source) == "Kept\n\nNext paragraph.\n\nCell | other cell\n\nEnd."
+    # Nor may one whose paragraph is never closed: the next block ends it.
+    assert html_to_text("<p>Kept <strike>deleted<p>Next.<p>Last.") == "Kept\n\nNext.\n\nLast."
+
+
+def test_a_struck_block_left_unclosed_ends_with_the_block_around_it() -> None:
+    source = ('<div><p>One.</p><div style="text-decoration:line-through"><p>Deleted.</p></div>'
+              '<p>Two.</p></div><p>Three.</p>')
+    assert html_to_text(source) == "One.\n\nTwo.\n\nThree."
+    unclosed = ('<div><p>One.</p><section style="text-decoration:line-through"><p>Deleted.</p>'
+                '</div><p>Three.</p>')
+    assert html_to_text(unclosed) == "One.\n\nThree."
