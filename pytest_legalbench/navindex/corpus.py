@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -23,11 +24,15 @@ def build_indexes(documents: Sequence[Document], *, cache_dir: Path | None,
         return build_parallel(documents, progress=progress)
     cache = IndexCache(cache_dir)
     by_id = {d.doc_id: d for d in documents}
+    # Keyed by the text as well as the source bytes: the text is what a build reads, and a
+    # change to how a format is read (ingest/, outside the builder's fingerprint) changes the
+    # text of unchanged bytes; an index built from the old text would cut the new one wrongly.
     keys = {
         d.doc_id: cache_key(
             builder_version=builder_fingerprint(), source_sha256=d.sha256, doc_id=d.doc_id,
-            options={"role": d.role, "title": d.title, "parties": "|".join(d.parties)},
-            dependencies={p: by_id[p].sha256 for p in d.amends if p in by_id},
+            options={"role": d.role, "title": d.title, "parties": "|".join(d.parties),
+                     "text_sha256": _text_sha256(d)},
+            dependencies={p: _text_sha256(by_id[p]) for p in d.amends if p in by_id},
         )
         for d in documents
     }
@@ -70,3 +75,8 @@ def _build_missing(missing: Sequence[Document], by_id: Mapping[str, Document],
         if built.doc_id in keys and built.doc_id not in found:
             cache.put(keys[built.doc_id], built)
             found[built.doc_id] = built
+
+
+def _text_sha256(document: Document) -> str:
+    """The digest of the text a build reads."""
+    return hashlib.sha256(document.text.encode("utf-8")).hexdigest()

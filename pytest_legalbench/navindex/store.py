@@ -82,7 +82,8 @@ def cache_key(
     """Return the sha256 naming a build: format, builder, source, options and dependencies.
 
     ``dependencies`` maps the doc id of each document the build reads (an amendment's base,
-    whose nodes its cross-references resolve into) to that document's source sha256.
+    whose nodes its cross-references resolve into) to a digest of that document (the sha256
+    of its text, as ``build_indexes`` passes it).
     """
     material = {
         "formatVersion": FORMAT_VERSION,

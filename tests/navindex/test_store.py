@@ -231,3 +231,29 @@ def test_parallel_writers_never_show_a_reader_half_an_entry(tmp_path: Path) -> N
     assert failures == []
     assert all(IndexCache(tmp_path).get(key) == index for key in keys)
     assert len(seen) == 3 * 10 * len(keys)
+
+
+def test_a_build_is_keyed_by_the_text_it_reads_not_only_the_source_bytes(tmp_path: Path) -> None:
+    # The same bytes read another way (a reader fix in ingest/) give another text; an index
+    # built from the old text must not be served for the new one, nor for an amendment of it.
+    from pytest_legalbench.ingest.document import Document
+    from pytest_legalbench.navindex.corpus import build_indexes
+
+    base = Document(doc_id="deal", title="Credit Agreement", sha256="1" * 64,
+                    text="1. Loans. The Lender lends.\n\n2. Maturity. The loans mature in 2024 2025.")
+    amendment = Document(doc_id="first", title="First Amendment", sha256="2" * 64,
+                         role="amendment", amends=("deal",),
+                         text="1. Section 2 of the Credit Agreement is restated.")
+    messages: list[str] = []
+    first = build_indexes([base, amendment], cache_dir=tmp_path, progress=messages.append)
+    assert "all 2 indexes found in the cache" not in messages
+    assert build_indexes([base, amendment], cache_dir=tmp_path, progress=messages.append) == first
+    assert messages[-1] == "all 2 indexes found in the cache"
+    reread = replace(base, text="1. Loans. The Lender lends.\n\n2. Maturity. The loans mature in 2025.")
+    messages.clear()
+    second = build_indexes([reread, amendment], cache_dir=tmp_path, progress=messages.append)
+    assert "all 2 indexes found in the cache" not in messages
+    assert second[0].nodes[-1].end == len(reread.text) != first[0].nodes[-1].end
+    # Both were built again (two entries more): the amendment's key holds its base's text.
+    entries = [entry for entry in IndexCache(tmp_path).folder.iterdir() if entry.is_dir()]
+    assert len(entries) == 4
