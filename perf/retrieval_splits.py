@@ -487,8 +487,12 @@ def render(report: dict[str, Any]) -> str:
     names = [f"{split} {int(budget) // 1000}k" for split, budget in columns]
     first_entry = next(iter(base.values()))
     qa_keys = [key for _, key in QA_SETS if key in first_entry]
-    qa_sets = ", ".join(f"{_QA_NAMES[k]} {first_entry[k]['questions']} document-bound "
-                        "questions" for k in qa_keys)
+    # Rows merged from runs of different commits may have scored different question sets:
+    # each row's "complete" cell names its own count.
+    qa_sets = ", ".join(
+        f"{_QA_NAMES[k]} "
+        + " or ".join(str(n) for n in sorted({e[k]["questions"] for e in base.values()}))
+        + " document-bound questions" for k in qa_keys)
     commits: dict[str, list[str]] = {}
     for mode, commit_id in report.get("measured_at", {}).items():
         commits.setdefault(commit_id, []).append(mode)

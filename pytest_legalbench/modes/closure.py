@@ -11,6 +11,8 @@ How instruments are written decides what that is:
   rarely the corpus uses them (a term every clause uses says little about this one);
 - **references**: "subject to Section 9.2" makes Section 9.2 part of the rule;
 - **lead-in**: a sub-clause continues the sentence its parent opens ("The Borrower shall:");
+- **table**: a row of a table is read with the table's other rows: one row of a covenant grid
+  gives a date and a figure, and its neighbours and header say which figure applies when;
 - **siblings** (for a scan's choice only): the other clauses of the section a chosen clause
   sits in, the best match to the question first; a scan that reads headings picks one clause
   of the section where the answer is, and its neighbours are often the rest of the rule;
@@ -37,11 +39,12 @@ from pytest_legalbench.tokens import estimate_tokens
 #: What a linked provision gets of its owner's value, by kind of link.
 WEIGHTS: Mapping[str, float] = {
     "amendment": 0.9, "base": 0.9, "asked_definition": 0.9, "definition": 0.55,
-    "reference": 0.5, "pointer": 0.9, "lead_in": 0.6, "amendment_context": 0.4, "sibling": 0.4,
+    "reference": 0.5, "pointer": 0.9, "lead_in": 0.6, "table": 0.6, "amendment_context": 0.4,
+    "sibling": 0.4,
 }
 #: Kinds of link, in the order they are offered.
-KINDS = ("amendment", "base", "asked_definition", "lead_in", "amendment_context", "reference",
-         "definition", "sibling")
+KINDS = ("amendment", "base", "asked_definition", "lead_in", "table", "amendment_context",
+         "reference", "definition", "sibling")
 #: The kinds a closure follows unless told otherwise: siblings are for a scan's choice, not
 #: for hits that similarity ranked (it ranks the neighbours itself).
 DEFAULT_KINDS = tuple(kind for kind in KINDS if kind != "sibling")
@@ -108,6 +111,10 @@ class Closure:
                 add(target, "asked_definition")
         if node.kind not in ("lead_in", "definition") and node.parent in self._lead_ins:
             add(self._lead_ins[node.parent], "lead_in")
+        if node.kind == "row" and node.parent in self.by_id:
+            for row in self.by_id[node.parent].children:
+                if row in self.by_id and self.by_id[row].kind == "row":
+                    add(row, "table")
         for target in self._short_amendments.get(node.doc_id, ()):
             add(target, "amendment_context")
         pointer = _is_pointer(node)

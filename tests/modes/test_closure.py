@@ -188,3 +188,34 @@ def test_a_whole_section_brings_definitions_for_each_of_its_clauses() -> None:
     assert [c.uses_definitions for c in clauses] == [("loan:def-threshold-amount",),
                                                      ("loan:def-event-of-default",)]
     assert defined == {"loan:def-threshold-amount", "loan:def-event-of-default"}
+
+
+GRID_TEXT = """CREDIT AGREEMENT
+
+7.14 Financial Covenants.
+
+(a) Leverage. The Borrower shall not permit the Leverage Ratio on any test date to exceed the ratio set out below for that date:
+
+Test Date | Maximum Leverage Ratio
+March 31, 2022 and each Fiscal Quarter thereafter | 0.60:1.00
+March 31, 2023 and each Fiscal Quarter thereafter | 0.55:1.00
+
+(b) Liquidity. The Borrower shall maintain Liquidity of at least $30,000,000 at all times.
+"""
+
+
+def test_a_table_row_brings_the_other_rows_of_its_table() -> None:
+    from pytest_legalbench.navindex.build import build_corpus
+    from tests.support.modes_samples import document
+
+    grid = Closure(build_corpus((document("loan", GRID_TEXT, "Credit Agreement"),)))
+    rows = [n for n in grid.by_id.values() if n.kind == "row"]
+    assert len(rows) == 3, [n.node_id for n in rows]
+    dated = next(n for n in rows if n.text.startswith("March 31, 2023"))
+    links = {link.target: link for link in grid.links(dated)}
+    others = {n.node_id for n in rows} - {dated.node_id}
+    assert {t for t, link in links.items() if link.kind == "table"} == others
+    assert all(links[t].weight == WEIGHTS["table"] for t in others)
+    # Only rows: a clause of the section brings no table link.
+    clause = next(n for n in grid.by_id.values() if n.text.startswith("(b) Liquidity"))
+    assert "table" not in {link.kind for link in grid.links(clause)}
