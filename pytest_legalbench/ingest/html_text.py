@@ -193,8 +193,10 @@ class _TextCollector(HTMLParser):
             encloses = tag in _ENCLOSING_TAGS and not inline
             if encloses:
                 self._enclosing_depth += 1
-                self._struck = {key: opened for key, opened in self._struck.items()
-                                if not opened[1]}
+                # An inline strike holds inline text: a block starting ends an unclosed one
+                # (and an inline strike wrapped around whole blocks keeps their text).
+                self._struck = {key: began for key, began in self._struck.items()
+                                if not began[1]}
             strike = None
             if tag in _STRUCK_TAGS or _LINE_THROUGH.search(_style(attrs)):
                 self._struck_keys += 1
@@ -230,8 +232,8 @@ class _TextCollector(HTMLParser):
             self._struck.pop(strike, None)
         if matched and tag in _ENCLOSING_TAGS and not inline:
             self._enclosing_depth = max(0, self._enclosing_depth - 1)
-            self._struck = {key: opened for key, opened in self._struck.items()
-                            if opened[0] <= self._enclosing_depth and not opened[1]}
+            self._struck = {key: began for key, began in self._struck.items()
+                            if began[0] <= self._enclosing_depth and not began[1]}
         if boxed:
             self._sink().add(" ", False)
         if inline:
