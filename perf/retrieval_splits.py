@@ -52,6 +52,7 @@ from pytest_legalbench.llm.ledger import Ledger
 from pytest_legalbench.modes import (
     budget,
     closure,
+    fetch,
     navembed,
     navigator,
     node_ranking,
@@ -159,6 +160,11 @@ RULES: tuple[Rule, ...] = (
          "operative provisions", BOTH, _weights(amendment_context=0.0)),
     Rule("value per token", "candidates are taken by value per token, not value alone",
          BOTH, _set(budget, "COST_EXPONENT", 0.0)),
+    Rule("word matches after the scan", "the 60 units of the chosen documents best matching "
+         "the question's words are hits ranked after the scan's choice", (NAVINDEX,),
+         _set(fetch, "WORD_HITS", 0)),
+    Rule("rest of a held provision", "a provision holding one already taken brings its other "
+         "parts", (NAVINDEX,), _set(fetch, "OPEN_HELD", False)),
     Rule("descend into large provisions", "a provision too large for what is left brings "
          "its best parts", BOTH, _set(budget, "_descent", lambda node, by_id, relevance: [])),
     Rule("context line in word matching", "BM25 reads each provision with its document "

@@ -5,10 +5,12 @@ a chosen one (``modes.closure``) its owner's value times the link's weight. The 
 candidate not yet decided is taken next when it fits what is left of the budget, and its own
 links become candidates in turn; one that does not fit is passed over for the next, so the
 budget is a hard maximum and small provisions still fill what is left. A candidate inside a
-chosen provision, or holding one, adds no text and is passed over. A provision too large for
+chosen provision adds no text and is passed over; one holding a chosen provision is passed
+over too, or, when the caller asks, brings its other parts. A provision too large for
 what is left is not cut: its children become candidates instead (a reference to a long
-section brings the parts of it that fit, its lead-in first). Ties go to the smaller node id,
-so a selection is the same on every machine.
+section brings the parts of it that fit, its lead-in first). Matches found by other means
+than the ranking compete as hits do, under their own name. Ties go to the smaller node id, so
+a selection is the same on every machine.
 """
 
 from __future__ import annotations
@@ -68,11 +70,15 @@ def choose(hits: Sequence[tuple[Node, float]], budget: int, by_id: Mapping[str, 
            closure: Closure | None = None, asked: frozenset[str] = frozenset(),
            limit: int | None = None, boost: Callable[[Node], float] | None = None,
            relevance: Callable[[Node], float] | None = None,
-           cost: Callable[[Node], int] = lambda node: estimate_tokens(node.text)) -> Chosen:
+           cost: Callable[[Node], int] = lambda node: estimate_tokens(node.text),
+           matched: Sequence[tuple[Node, float]] = (), open_held: bool = False) -> Chosen:
     """Take provisions by value until the budget is spent; ``hits`` are (node, value) in rank
     order, ``limit`` caps how many hits (not linked provisions) are taken, ``boost`` scales
-    the value of a linked provision (the question's flags, say), and ``relevance`` orders
-    the children of a provision too large to take whole (the best match first)."""
+    the value of a linked provision (the question's flags, say), ``relevance`` orders
+    the children of a provision too large to take whole (the best match first), ``matched``
+    are (node, value) found by other means than ``hits`` and valued alike, and with
+    ``open_held`` a candidate holding a taken provision brings its other parts instead of
+    nothing."""
     heap: list[tuple[float, str, str, float]] = []
 
     def push(value: float, node_id: str, reason: str) -> None:
@@ -81,20 +87,29 @@ def choose(hits: Sequence[tuple[Node, float]], budget: int, by_id: Mapping[str, 
 
     for node, value in hits:
         push(value, node.node_id, "hit")
+    for node, value in matched:
+        push(value, node.node_id, "match")
     taken: list[Node] = []
     reasons: list[str] = []
     covered: set[str] = set()    # taken nodes and everything inside them
     holding: set[str] = set()    # ancestors of taken nodes
     decided: set[str] = set()
-    best = max((value for _, value in hits), default=0.0)
+    best = max((value for _, value in (*hits, *matched)), default=0.0)
     spent = over = hit_count = 0
     while heap and spent < budget:
         _, node_id, reason, value = heapq.heappop(heap)
-        if node_id in decided or node_id in covered or node_id in holding:
+        if node_id in decided or node_id in covered:
             continue
         if value < VALUE_FLOOR * best:
             continue
         node = by_id[node_id]
+        if node_id in holding:
+            if open_held:
+                # Part of it is already in: the rest of it is what it would have added.
+                decided.add(node_id)
+                for child, share in _descent(node, by_id, relevance):
+                    push(value * share, child.node_id, reason)
+            continue
         if reason == "hit" and limit is not None and hit_count >= limit:
             continue
         size = cost(node)

@@ -57,14 +57,33 @@ def test_a_small_provision_can_outweigh_a_large_one_of_more_value() -> None:
     assert [n.node_id for n in chosen.nodes] == [small.node_id, large.node_id]
 
 
+def test_a_provision_holding_a_taken_one_can_bring_its_other_parts() -> None:
+    clause, section = BY_ID[f"{SUPPLY}:2.1"], BY_ID[f"{SUPPLY}:2"]
+    held = choose([(clause, 1.0), (section, 0.9)], 10_000, BY_ID)
+    assert [n.node_id for n in held.nodes] == [clause.node_id]
+    opened = choose([(clause, 1.0), (section, 0.9)], 10_000, BY_ID, open_held=True)
+    assert [n.node_id for n in opened.nodes] == [clause.node_id, f"{SUPPLY}:2-intro",
+                                                 f"{SUPPLY}:2.2"]
+    assert opened.reasons == ("hit", "hit", "hit")
+
+
+def test_matches_rank_with_hits_under_their_own_name() -> None:
+    chosen = choose([(BY_ID[f"{SUPPLY}:2.1"], 1.0)], 10_000, BY_ID,
+                    matched=[(BY_ID[f"{LEASE}:2.2"], 0.5)], limit=1)
+    assert chosen.reasons == ("hit", "match") and chosen.counts == {"hit": 1, "match": 1}
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.sampled_from(PROVISIONS), min_size=1, max_size=12, unique=True),
-       st.integers(min_value=0, max_value=400), st.booleans(), st.booleans())
+       st.integers(min_value=0, max_value=400), st.booleans(), st.booleans(),
+       st.lists(st.sampled_from(PROVISIONS), max_size=8), st.booleans())
 def test_any_selection_stays_within_the_budget_and_never_repeats_text(
-        hits: list[str], budget: int, linked: bool, limited: bool) -> None:
+        hits: list[str], budget: int, linked: bool, limited: bool, found: list[str],
+        opened: bool) -> None:
     ranked = [(BY_ID[h], rank_value(r)) for r, h in enumerate(hits, start=1)]
+    matched = [(BY_ID[f], rank_value(len(hits) + r)) for r, f in enumerate(found, start=1)]
     chosen = choose(ranked, budget, BY_ID, closure=CLOSURE if linked else None,
-                    limit=2 if limited else None)
+                    limit=2 if limited else None, matched=matched, open_held=opened)
     assert chosen.spent == sum(estimate_tokens(n.text) for n in chosen.nodes) <= budget
     spans = [(n.doc_id, n.start, n.end) for n in chosen.nodes]
     assert not any(a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
@@ -73,5 +92,5 @@ def test_any_selection_stays_within_the_budget_and_never_repeats_text(
     if limited:
         assert chosen.reasons.count("hit") <= 2
     again = choose(ranked, budget, BY_ID, closure=CLOSURE if linked else None,
-                   limit=2 if limited else None)
+                   limit=2 if limited else None, matched=matched, open_held=opened)
     assert again == chosen

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_legalbench.modes import fetch
 from pytest_legalbench.modes.fetch import Fetcher
 from pytest_legalbench.tokens import estimate_tokens
 from tests.support.modes_samples import (
@@ -63,3 +65,31 @@ def test_no_fetch_exceeds_its_budget_or_overlaps_itself(selection: list[str],
     spans = [(p.doc_id, p.start, p.end) for p in fetched.provisions]
     assert not any(a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
                    for i, a in enumerate(spans) for b in spans[i + 1:])
+
+
+def _matches(selected: str, question: str) -> dict[str, str]:
+    fetched = FETCHER.fetch([NODES[selected]], question, 10_000)
+    assert fetched.chosen.reasons[0] == "hit"
+    return {n.node_id: n.doc_id for n, why in zip(fetched.chosen.nodes, fetched.chosen.reasons)
+            if why == "match"}
+
+
+def test_word_matches_of_the_chosen_documents_follow_the_scan_s_choice() -> None:
+    question = "What happens on a shortfall, and what rent is owed?"
+    # 2.2 is the provision about a shortfall, which the scan did not name.
+    from_supply = _matches(f"{SUPPLY}:3.2", question)
+    assert f"{SUPPLY}:2.2" in from_supply
+    # The lease matches the question's words too ...
+    assert f"{LEASE}:def-monthly-rent" in _matches(f"{LEASE}:3", question)
+    # ... but the scan chose from the supply agreement alone, so nothing of the lease comes.
+    assert set(from_supply.values()) == {SUPPLY}
+    fetched = FETCHER.fetch([NODES[f"{SUPPLY}:3.2"]], question, 10_000)
+    assert f"{len(from_supply)} match" in fetched.notes(10_000)[0]
+
+
+def test_without_word_matches_only_the_scan_s_choice_and_its_closure_come(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fetch, "WORD_HITS", 0)
+    fetched = FETCHER.fetch([NODES[f"{SUPPLY}:3.2"]], "What happens on a shortfall?", 10_000)
+    assert "match" not in fetched.chosen.reasons
+    assert f"{SUPPLY}:2.2" not in [n.node_id for n in fetched.chosen.nodes]
