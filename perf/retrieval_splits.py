@@ -160,8 +160,8 @@ RULES: tuple[Rule, ...] = (
          "operative provisions", BOTH, _weights(amendment_context=0.0)),
     Rule("value per token", "candidates are taken by value per token, not value alone",
          BOTH, _set(budget, "COST_EXPONENT", 0.0)),
-    Rule("word matches after the scan", "the 60 units of the chosen documents best matching "
-         "the question's words are hits ranked after the scan's choice", (NAVINDEX,),
+    Rule("word matches after the scan", f"the {fetch.WORD_HITS} units of the chosen documents "
+         "best matching the question's words are hits ranked after the scan's choice", (NAVINDEX,),
          _set(fetch, "WORD_HITS", 0)),
     Rule("rest of a held provision", "a provision holding one already taken brings its other "
          "parts", (NAVINDEX,), _set(fetch, "OPEN_HELD", False)),
