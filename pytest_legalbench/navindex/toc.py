@@ -80,7 +80,11 @@ def _judge_run(lines: Sequence[Line], first: int, last: int) -> TocRegion | None
     if len(entries) < 3:
         return None
     headings = [i for i in range(first, entries[0][0]) if _is_contents_heading(lines[i])]
-    heading = headings[-1] if headings else None
+    heading = headings[-1] if headings else _heading_after_cover(lines, entries)
+    if heading is not None:
+        # What stands above the contents heading (an attachment's label, a cover page's
+        # title) is the body's, not the list's.
+        entries = [(i, marker) for i, marker in entries if i > heading]
     # The page number follows the entry's title ("ARTICLE I" alone ends in a numeral too).
     paged = sum(1 for i, marker in entries
                 if _PAGE_NUMBER.search(lines[i].text[len(marker.label):]))
@@ -106,6 +110,20 @@ def _judge_run(lines: Sequence[Line], first: int, last: int) -> TocRegion | None
     while end + 1 <= last and _PAGE_MARKER.match(lines[end + 1].text):
         end += 1
     return TocRegion(first=start, last=end, heading=heading)
+
+
+#: Entries a cover page may show above its contents heading ("EXHIBIT A", "ARTICLE I").
+_COVER_ENTRIES = 2
+
+
+def _heading_after_cover(lines: Sequence[Line], entries: list[tuple[int, Marker]]) -> int | None:
+    """A contents heading a few entries into the run, with at least three entries below it."""
+    for position in range(1, min(_COVER_ENTRIES, len(entries) - 3) + 1):
+        between = range(entries[position - 1][0] + 1, entries[position][0])
+        found = next((i for i in between if _is_contents_heading(lines[i])), None)
+        if found is not None:
+            return found
+    return None
 
 
 #: Lines an attachment list may hold between two entries (a title wrapped under its label).

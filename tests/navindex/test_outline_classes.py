@@ -391,3 +391,46 @@ def test_a_contents_list_on_one_line_keeps_every_entry_when_its_numbering_contin
     lines = split_lines(f"COLLABORATION AGREEMENT\n\n{contents}\n")
     assert [line.text.split("   ")[0] for line in lines[2:]] == [
         entry.split("   ")[0] for entry in entries]
+
+
+_CLAUSE = "and every other provision of the Credit Agreement stays in full force and effect " * 2
+_AMENDMENT = (f"SECOND AMENDMENT\n\n1. Amendment. The Credit Agreement is amended as set out in "
+              f"Exhibit A, {_CLAUSE}.\n\n2. Effect. This amendment binds the parties {_CLAUSE}.\n\n"
+              f"3. Law. New York law governs this amendment {_CLAUSE}.\n\n"
+              f"IN WITNESS WHEREOF the parties sign.\n\nBy: /s/ Jane Roe\n\n")
+_CONFORMED = ("TABLE OF CONTENTS\n\nARTICLE I | DEFINITIONS | 1\n\nARTICLE II | LOANS | 4\n\n"
+              "ARTICLE III | DEFAULTS | 9\n\nCREDIT AGREEMENT\n\nThis Credit Agreement is made "
+              "between the Borrower and the Lender.\n\nARTICLE I\n\nDEFINITIONS\n\n1.1 Terms. "
+              "Words mean what they say.\n\nARTICLE II\n\nLOANS\n\n2.1 Amount. Ten dollars.\n\n"
+              "ARTICLE III\n\nDEFAULTS\n\n3.1 Events. Non-payment.\n")
+
+
+def test_an_attachment_that_files_an_agreement_with_its_own_contents_holds_it() -> None:
+    text = (f"{_AMENDMENT}EXHIBIT A\n\nAMENDED CREDIT AGREEMENT\n\n[See attached]\n\n"
+            f"CONFORMED THROUGH THE SECOND AMENDMENT\n\n{_CONFORMED}")
+    drafts = _drafts(text)
+    exhibit = drafts["exhibit-a"]
+    assert exhibit.parent is not None and exhibit.parent.kind == "document"
+    # The label above the contents heading is the attachment's, not an entry of the list.
+    toc = next(d for d in drafts.values() if d.kind == "toc")
+    assert toc.parent is exhibit and text[toc.start:].startswith("TABLE OF CONTENTS")
+    assert [d.parent for d in drafts.values() if d.kind == "article"] == [exhibit] * 3
+    assert drafts["1"].parent is not None and drafts["1"].parent.kind == "document"
+    # The conformed agreement's title, between the contents and its first article, stays
+    # reachable in a node of its own.
+    opening = next(d for d in exhibit.children if d.kind == "front_matter")
+    assert text[opening.start:opening.end].startswith("CREDIT AGREEMENT\n\nThis Credit")
+
+
+def test_a_contents_list_stays_at_the_root_unless_an_attachment_after_the_signatures_owns_it() -> None:
+    # The filing's label above the instrument's contents opens no attachment that holds it.
+    drafts = _drafts(f"EXHIBIT B\n\nCREDIT AGREEMENT dated May 1\n\n{_CONFORMED}")
+    toc = next(d for d in drafts.values() if d.kind == "toc")
+    assert toc.parent is not None and toc.parent.kind == "document"
+    assert all(d.parent is not None and d.parent.kind == "document"
+               for d in drafts.values() if d.kind == "article")
+    # An attachment whose own text runs for pages before a list is no cover page.
+    pages = "The attached terms apply to every order placed under the Agreement. " * 40
+    drafts = _drafts(f"{_AMENDMENT}EXHIBIT A\n\n{pages}\n\n{_CONFORMED}")
+    toc = next(d for d in drafts.values() if d.kind == "toc")
+    assert toc.parent is not None and toc.parent.kind == "document"
