@@ -164,13 +164,35 @@ _LINES = st.sampled_from([
     "2.1 Amount.", "(a) first;", "(b) second;", "(i) one", "(ii) two", "EXHIBIT A",
     "“Term” means a thing.", "TABLE OF CONTENTS", "WHEREAS, the parties agree", "A. The Lender",
     "IN WITNESS WHEREOF", "plain words here", "  indented text  ", "", "Section 2 of the Agreement",
+    # Contents entries with page numbers, a signature line and running text.
+    "ARTICLE I | DEFINITIONS | 1", "ARTICLE II | LOANS | 4", "ARTICLE III | DEFAULTS | 9",
+    "CONTENTS", "By: /s/ Jane Roe", "the parties agree that each of them shall " * 6,
 ])
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(_LINES, st.text(max_size=40)), max_size=40))
 def test_spans_hold_for_any_document(lines: list[str]) -> None:
-    text = "\n".join(lines)
+    _assert_spans_hold("\n".join(lines))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LINES, max_size=12), st.lists(st.sampled_from(
+           ["AMENDED CREDIT AGREEMENT", "[See attached]", "plain words here", "EXHIBIT B"]),
+           max_size=4), st.lists(_LINES, max_size=16))
+def test_spans_hold_when_an_attachment_holds_its_contents(
+        before: list[str], cover: list[str], body: list[str]) -> None:
+    # The path where an attachment after the signatures owns a contents list and the
+    # provisions after it, with anything before, in and after it.
+    text = "\n".join([*before, "IN WITNESS WHEREOF", "By: /s/ Jane Roe", "EXHIBIT A", *cover,
+                      "TABLE OF CONTENTS", "ARTICLE I | DEFINITIONS | 1", "ARTICLE II | LOANS | 4",
+                      "ARTICLE III | DEFAULTS | 9", *body])
+    _assert_spans_hold(text)
+
+
+def _assert_spans_hold(text: str) -> None:
+    """Ids are unique, children sit inside their parents, leaves never overlap, and every
+    visible character is in a leaf."""
     outline = build_outline(text)
     ids = [d.local_id for d in outline.drafts]
     assert len(ids) == len(set(ids))
