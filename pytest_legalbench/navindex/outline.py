@@ -166,7 +166,7 @@ def _contents_owner(builder: OutlineBuilder, start: int) -> int:
     agreement, with its own contents list), owns the list and the body after it; any other
     list sits at the root."""
     keep = len(builder.stack)
-    while keep > 1 and builder.stack[keep - 1].kind in ("front_matter", "toc"):
+    while keep > 1 and builder.stack[keep - 1].kind == "front_matter":
         keep -= 1
     owner = builder.stack[keep - 1]
     # A label before the signatures ("Exhibit 10.14(a)" heading the filing) is no attachment;
