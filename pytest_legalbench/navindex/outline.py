@@ -112,10 +112,6 @@ def _is_prose(text: str) -> bool:
     return len(words) >= 30 and sum(w.islower() for w in words) >= 0.6 * len(words)
 
 
-def _follows_contents(draft: Draft) -> bool:
-    return bool(draft.children) and draft.children[-1].kind == "toc"
-
-
 def _in_signatures(builder: OutlineBuilder) -> bool:
     return any(d.kind == "signature" for d in builder.stack)
 
@@ -136,11 +132,10 @@ def _add_row(builder: OutlineBuilder, line: Line, label: str) -> None:
 
 
 def _add_toc(builder: OutlineBuilder, lines: list[Line], region: TocRegion) -> None:
-    keep = _contents_owner(builder, lines[region.first].start)
-    builder.truncate(keep)
+    builder.truncate(1)
     container = Draft("toc", "toc", 0, "", (), "Table of Contents", lines[region.first].start,
                       local_id="toc")
-    builder.open(container, builder.stack[-1])
+    builder.open(container, builder.root)
     for line in lines[region.first:region.last + 1]:
         if line.marker is None or line.index == region.heading:
             continue
@@ -149,33 +144,10 @@ def _add_toc(builder: OutlineBuilder, lines: list[Line], region: TocRegion) -> N
         entry = Draft("toc_entry", "toc_entry", LIST_RANK, line.marker.label, line.marker.number,
                       line.marker.title, line.start, local_id="toc-entry",
                       full_reference=_names(line.marker)[1], is_toc_entry=True)
-        builder.truncate(keep + 1)
+        builder.truncate(2)
         builder.open(entry, container)
     container.end = lines[region.last].end
-    builder.truncate(keep)
-
-
-#: An attachment's cover (its label, the title of what it files, the parties, a legend) fits
-#: on a page.
-_COVER_CHARS = 2000
-
-
-def _contents_owner(builder: OutlineBuilder, start: int) -> int:
-    """How much of the open path a table of contents keeps: an attachment after the
-    signatures, opened with nothing but its cover text (an exhibit that files a conformed
-    agreement, with its own contents list), owns the list and the body after it; any other
-    list sits at the root."""
-    keep = len(builder.stack)
-    while keep > 1 and builder.stack[keep - 1].kind == "front_matter":
-        keep -= 1
-    owner = builder.stack[keep - 1]
-    # A label before the signatures ("Exhibit 10.14(a)" heading the filing) is no attachment;
-    # an attachment whose own text runs on for pages before the list is not its cover.
-    if (owner.kind != "schedule" or owner.parent is None
-            or not any(sibling.kind == "signature" for sibling in owner.parent.children)
-            or start - owner.start > _COVER_CHARS):
-        return 1
-    return keep
+    builder.truncate(1)
 
 
 def _add_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
@@ -223,11 +195,10 @@ def _place_line(builder: OutlineBuilder, lines: list[Line], index: int) -> None:
         builder.place_structural(marker, line.start, STRUCTURAL_RANKS["whereas"], "whereas",
                                  kind="recital", local_id="recital")
         return
-    if builder.stack[-1] is builder.root or _follows_contents(builder.stack[-1]):
-        # Front matter yields to the first heading of any rank. A contents list ends where
-        # its listing ends, so the text after it needs a node of its own to stay reachable.
+    if builder.stack[-1] is builder.root:
+        # Front matter yields to the first heading of any rank.
         builder.open(Draft("front_matter", "front_matter", LIST_RANK - 1, "", (), "",
-                           line.start, local_id="front"), builder.stack[-1])
+                           line.start, local_id="front"), builder.root)
     elif builder.stack[-1].kind == "row":
         # Text after a table of terms is not the last row's: it is a paragraph of its own.
         row = builder.stack.pop()

@@ -180,10 +180,10 @@ def test_spans_hold_for_any_document(lines: list[str]) -> None:
 @given(st.lists(_LINES, max_size=12), st.lists(st.sampled_from(
            ["AMENDED CREDIT AGREEMENT", "[See attached]", "plain words here", "EXHIBIT B"]),
            max_size=4), st.lists(_LINES, max_size=16))
-def test_spans_hold_when_an_attachment_holds_its_contents(
+def test_spans_hold_when_a_cover_stands_above_a_contents_list(
         before: list[str], cover: list[str], body: list[str]) -> None:
-    # The path where an attachment after the signatures owns a contents list and the
-    # provisions after it, with anything before, in and after it.
+    # An attachment's label and cover above a contents heading, after signatures, with
+    # anything before, in and after them.
     text = "\n".join([*before, "IN WITNESS WHEREOF", "By: /s/ Jane Roe", "EXHIBIT A", *cover,
                       "TABLE OF CONTENTS", "ARTICLE I | DEFINITIONS | 1", "ARTICLE II | LOANS | 4",
                       "ARTICLE III | DEFAULTS | 9", *body])

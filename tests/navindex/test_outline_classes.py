@@ -405,32 +405,30 @@ _CONFORMED = ("TABLE OF CONTENTS\n\nARTICLE I | DEFINITIONS | 1\n\nARTICLE II | 
               "ARTICLE III\n\nDEFAULTS\n\n3.1 Events. Non-payment.\n")
 
 
-def test_an_attachment_that_files_an_agreement_with_its_own_contents_holds_it() -> None:
+
+def test_a_contents_heading_below_an_attachments_cover_starts_the_list() -> None:
     text = (f"{_AMENDMENT}EXHIBIT A\n\nAMENDED CREDIT AGREEMENT\n\n[See attached]\n\n"
             f"CONFORMED THROUGH THE SECOND AMENDMENT\n\n{_CONFORMED}")
     drafts = _drafts(text)
+    # The label and cover above the contents heading are the attachment's, not entries of
+    # the list: a node retrieval can reach (a contents list never is a unit).
     exhibit = drafts["exhibit-a"]
-    assert exhibit.parent is not None and exhibit.parent.kind == "document"
-    # The label above the contents heading is the attachment's, not an entry of the list.
+    assert exhibit.title == "AMENDED CREDIT AGREEMENT" and not exhibit.is_toc_entry
+    assert text[exhibit.start:exhibit.end].endswith("CONFORMED THROUGH THE SECOND AMENDMENT")
     toc = next(d for d in drafts.values() if d.kind == "toc")
-    assert toc.parent is exhibit and text[toc.start:].startswith("TABLE OF CONTENTS")
-    assert [d.parent for d in drafts.values() if d.kind == "article"] == [exhibit] * 3
-    assert drafts["1"].parent is not None and drafts["1"].parent.kind == "document"
-    # The conformed agreement's title, between the contents and its first article, stays
-    # reachable in a node of its own.
-    opening = next(d for d in exhibit.children if d.kind == "front_matter")
-    assert text[opening.start:opening.end].startswith("CREDIT AGREEMENT\n\nThis Credit")
+    assert text[toc.start:].startswith("TABLE OF CONTENTS")
+    entries = [d.label for d in drafts.values() if d.kind == "toc_entry"]
+    assert entries == ["ARTICLE I", "ARTICLE II", "ARTICLE III"]
+    assert [d.title for d in drafts.values() if d.kind == "article"] == [
+        "DEFINITIONS", "LOANS", "DEFAULTS"]
 
 
-def test_a_contents_list_stays_at_the_root_unless_an_attachment_after_the_signatures_owns_it() -> None:
-    # The filing's label above the instrument's contents opens no attachment that holds it.
-    drafts = _drafts(f"EXHIBIT B\n\nCREDIT AGREEMENT dated May 1\n\n{_CONFORMED}")
+def test_a_filing_label_above_the_contents_heading_leaves_the_opening_reachable() -> None:
+    text = (f"CONFIDENTIAL\n\nExhibit 10.11 CREDIT AGREEMENT\n\nBY AND BETWEEN ALPHA BANK AND "
+            f"BETA LLC\n\ndated May 1, 2014\n\n{_CONFORMED}")
+    drafts = _drafts(text)
+    holding = [d for d in drafts.values() if d.kind != "document" and not d.children
+               and "BETA LLC" in text[d.start:d.end]]
+    assert len(holding) == 1 and not holding[0].is_toc_entry
     toc = next(d for d in drafts.values() if d.kind == "toc")
-    assert toc.parent is not None and toc.parent.kind == "document"
-    assert [d.parent.kind for d in drafts.values()
-            if d.kind == "article" and d.parent is not None] == ["document"] * 3
-    # An attachment whose own text runs for pages before a list is no cover page.
-    pages = "The attached terms apply to every order placed under the Agreement. " * 40
-    drafts = _drafts(f"{_AMENDMENT}EXHIBIT A\n\n{pages}\n\n{_CONFORMED}")
-    toc = next(d for d in drafts.values() if d.kind == "toc")
-    assert toc.parent is not None and toc.parent.kind == "document"
+    assert text[toc.start:].startswith("TABLE OF CONTENTS")
