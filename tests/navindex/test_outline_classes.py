@@ -405,7 +405,6 @@ _CONFORMED = ("TABLE OF CONTENTS\n\nARTICLE I | DEFINITIONS | 1\n\nARTICLE II | 
               "ARTICLE III\n\nDEFAULTS\n\n3.1 Events. Non-payment.\n")
 
 
-
 def test_a_contents_heading_below_an_attachments_cover_starts_the_list() -> None:
     text = (f"{_AMENDMENT}EXHIBIT A\n\nAMENDED CREDIT AGREEMENT\n\n[See attached]\n\n"
             f"CONFORMED THROUGH THE SECOND AMENDMENT\n\n{_CONFORMED}")
