@@ -193,7 +193,7 @@ class Navigator:
         if match[first][0] < TITLE_COVERAGE or match[first] <= match[second]:
             return route
         return Route({doc: 1.0 if doc in first else OFF_ROUTE for doc in route.weights},
-                     (first,), route.words)
+                     (first,), route.words, route.parties)
 
     def scores(self, question: str, route: Route) -> dict[str, float]:
         """Scores of the candidate entries (contents never) that match the question at all,

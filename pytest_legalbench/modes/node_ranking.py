@@ -9,6 +9,7 @@ documents, or when the question names none, the documents holding the best BM25 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +36,9 @@ from pytest_legalbench.vectors.embedding import Embedder
 from pytest_legalbench.vectors.query_vectors import QueryVectors
 from pytest_legalbench.vectors.ranking import RRF_K, SCORE_PRECISION, ranked
 
+_WORD = re.compile(r"[a-z0-9]+")
+_LETTER = re.compile(r"[^\W\d_]")
+
 #: Documents embedded for a question that names none, on a large corpus.
 SEARCHED_DOCUMENTS = 8
 #: Ranked units offered to the budgeted selection.
@@ -42,19 +46,31 @@ POOL = 60
 #: What each ranking counts for in reciprocal-rank fusion, by its name ("cosine": embedding
 #: similarity, "words": BM25).
 FUSION_WEIGHTS = {"cosine": 1.0, "words": 1.0}
+#: Whether the words a question capitalises of the routed documents' parties' names leave
+#: its word matching along with the words that routed it.
+PARTY_NAMES_OUT = True
 
 
 def without_names(question: str, route: Route) -> str:
-    """``question`` without the words that routed it, for word matching. BM25 weighs a name
-    by its rarity in the corpus, yet inside the named documents every provision shares it:
-    left in, it pulls up the openings and notice blocks that print it. An embedding takes
-    the name as one part of the meaning, so similarity keeps the question whole."""
+    """``question`` without the words that routed it, and the words it capitalises of the
+    routed documents' parties' names, for word matching. BM25 weighs a name by its rarity in
+    the corpus, yet inside the named documents every provision shares it: left in, it pulls
+    up the openings, definitions and notice blocks that print it ("Western" routes a
+    question about "Western Alliance Bank"; "Alliance" and "Bank" are generic name words
+    that route nothing, yet print only where the bank is named). An embedding takes the
+    name as one part of the meaning, so similarity keeps the question whole."""
     names = set(route.words)
 
     def naming(word: str) -> bool:
         # Read as the router read it ("NETGEAR's" names what "NETGEAR" names).
         parts = name_words(word)
-        return bool(parts) and parts <= names
+        if parts and parts <= names:
+            return True
+        # A lower-case word is the question's subject ("the bank's consent"), not a name.
+        first = _LETTER.search(word)
+        written = {w for w in _WORD.findall(word.casefold()) if len(w) > 1}
+        return (PARTY_NAMES_OUT and first is not None and first[0].isupper()
+                and bool(written) and written <= route.parties)
 
     kept = [word for word in question.split() if not naming(word)]
     return " ".join(kept) if kept and len(kept) < len(question.split()) else question

@@ -124,6 +124,14 @@ def name_words(text: str) -> set[str]:
                 and w not in GENERIC_NAME_WORDS and w.removesuffix("s") not in GENERIC_NAME_WORDS)}
 
 
+def party_words(parties: Iterable[str]) -> frozenset[str]:
+    """The words of parties' names, generic ones too ("Inc", "Bank"): a question that
+    writes one with a capital is naming the party ("Western Alliance Bank"), whichever of
+    its words routed it."""
+    return frozenset(w for w in _WORD.findall(" ".join(parties).casefold())
+                     if len(w) > 1 and w not in STOP_WORDS)
+
+
 def asked_names(question: str) -> set[str]:
     """The name words of a question: those it writes with a capital ("NETGEAR", "Ingram
     Micro", "Ice Age 2" and the number after it), as names are written; a lower-case word
@@ -147,6 +155,9 @@ class Route:
     """The routed families, best first; empty when the question names no document."""
     words: tuple[str, ...]
     """The question's words that named them."""
+    parties: frozenset[str] = frozenset()
+    """The words of the routed documents' parties' names as their manifest gives them
+    ("Western Alliance Bank": western, alliance, bank), role and company-form words too."""
 
     @property
     def routed(self) -> bool:
@@ -173,9 +184,11 @@ class Router:
     """Routes questions over a fixed set of documents, each known by its name words."""
 
     def __init__(self, identities: Mapping[str, set[str]],
-                 families: Mapping[str, tuple[str, ...]]) -> None:
+                 families: Mapping[str, tuple[str, ...]],
+                 parties: Mapping[str, frozenset[str]] | None = None) -> None:
         self.order = tuple(identities)
         self.names = {doc: frozenset(words) for doc, words in identities.items()}
+        self.parties = dict(parties or {})
         self.families = {doc: families.get(doc, (doc,)) for doc in self.order}
         # Rarity counts families, not documents: a party every document of one transaction
         # names is as telling as a name only one document carries.
@@ -190,7 +203,8 @@ class Router:
         """A router over built indexes (and, when given, the documents' manifest facts)."""
         known = {d.doc_id: d for d in documents}
         return cls({index.doc_id: _identity(index, known.get(index.doc_id))
-                    for index in indexes}, _families(indexes, known))
+                    for index in indexes}, _families(indexes, known),
+                   {doc_id: party_words(d.parties) for doc_id, d in known.items()})
 
     @classmethod
     def of_identities(cls, identities: Mapping[str, set[str]],
@@ -215,7 +229,8 @@ class Router:
         inside = {doc for family in chosen for doc in family}
         words = sorted({w for f in chosen for w in scores[f][1]})
         weights = {doc: 1.0 if doc in inside else OFF_ROUTE for doc in self.order}
-        return Route(weights, tuple(chosen), tuple(words))
+        parties = frozenset().union(*(self.parties.get(doc, frozenset()) for doc in inside))
+        return Route(weights, tuple(chosen), tuple(words), parties)
 
 
 def _identity(index: DocumentIndex, document: Document | None) -> set[str]:

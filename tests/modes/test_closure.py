@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_legalbench.modes.closure import DEFAULT_KINDS, KINDS, WEIGHTS, Closure, Link
 from pytest_legalbench.modes.node_ranking import without_names
-from pytest_legalbench.modes.routing import Route
+from pytest_legalbench.modes.routing import Route, party_words
 from pytest_legalbench.modes.units import heading_only, named_definitions, unit_nodes
 from pytest_legalbench.navindex.node import Node
 from tests.support.modes_samples import (
@@ -116,6 +120,40 @@ def test_the_words_that_routed_a_question_are_left_out_of_its_ranking() -> None:
     # An unrouted question, or one that is nothing but names, is ranked as written.
     assert without_names("What is the cap?", Route({}, (), ())) == "What is the cap?"
     assert without_names("NETGEAR Ingram", route) == "NETGEAR Ingram"
+
+
+def test_the_words_of_a_routed_partys_name_leave_word_matching_with_the_routing_ones() -> None:
+    # "Western" routed the question; "Alliance" and "Bank" are generic words that route
+    # nothing, yet they print only where the bank is named (its definition, the opening).
+    route = Route({}, (("landsea",),), ("landsea", "western"),
+                  party_words(["Landsea Homes Corporation", "Western Alliance Bank"]))
+    assert without_names("When does Landsea's Western Alliance Bank facility mature?",
+                         route) == "When does facility mature?"
+    # Written in lower case, a word of a party's name is what the question asks about.
+    assert without_names("Must Landsea tell the bank?", route) == "Must tell the bank?"
+    # Only the routed documents' parties: another instrument's are words like any other.
+    assert without_names("Must Landsea tell Alliance Bank?",
+                         replace(route, parties=frozenset())) == "Must tell Alliance Bank?"
+
+
+_WORDS = st.sampled_from(["Western", "western", "Alliance", "alliance", "Bank", "bank's",
+                          "Landsea's", "fee", "When", "the", "Inc.", "N.A.", "(Texas)", "2024"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=10),
+       st.sets(st.sampled_from(["western", "alliance", "bank", "inc", "texas", "landsea"])))
+def test_names_out_keeps_every_lower_case_word_and_the_order(words: list[str],
+                                                              parties: set[str]) -> None:
+    question = " ".join(words)
+    kept = without_names(question, Route({}, (("d",),), ("landsea",), frozenset(parties)))
+    rest = iter(words)
+    # What is left is the question's words in order (a subsequence), never empty ...
+    assert kept.split() and all(any(w == r for r in rest) for w in kept.split())
+    # ... and a word written in lower case stays (only "Landsea's" routed the question).
+    for word in words:
+        if word[0].islower():
+            assert word in kept.split()
 
 
 POINTER_TEXT = """LOAN AGREEMENT

@@ -11,6 +11,7 @@ from pytest_legalbench.modes.routing import (
     asks_about_instrument,
     flag_boost,
     name_words,
+    party_words,
     question_flags,
     routed_first,
 )
@@ -48,6 +49,17 @@ def test_a_party_routes_to_its_whole_transaction(router: Router) -> None:
     assert route.weight(SUPPLY) == route.weight(SUPPLY_AMENDMENT) == 1.0
     assert route.weight(LEASE) == route.weight(LEASE_AMENDMENT) == OFF_ROUTE
     assert "northwind named supply, supply-amendment-1" in route.note()
+
+
+def test_a_route_carries_the_words_of_its_documents_parties(router: Router) -> None:
+    # "Inc" and "GmbH" route nothing, yet they are words of the parties' names: a question
+    # that capitalises them is naming a party, not asking about a subject.
+    route = router.route("When must Northwind Foods pay an invoice?")
+    assert route.parties == {"northwind", "foods", "inc", "ostara", "mills", "gmbh"}
+    # Stop words ("the", "party", "thereto") and single letters ("N.A.") name nothing.
+    assert party_words(["The Lenders party thereto", "Acme Bank, N.A."]) == {
+        "lenders", "acme", "bank"}
+    assert not router.route("What is the monthly rent?").parties
 
 
 def test_a_question_naming_nothing_keeps_every_document_in_scope(router: Router) -> None:
