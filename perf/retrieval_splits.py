@@ -171,8 +171,8 @@ RULES: tuple[Rule, ...] = (
          "title and headings", BOTH,
          _set(units.UnitContext, "text", lambda self, node: node.text), rebuild=True),
     Rule("names out of word matching", "the words that routed a question leave its BM25 "
-         "query (off: the routed parties' names stay too)", (CLOSURE,), _set(node_ranking, "without_names", lambda question, route:
-                                   question)),
+         "query (off: the routed parties' names stay too)", (CLOSURE,),
+         _set(node_ranking, "without_names", lambda question, route: question)),
     Rule("party names out of word matching", "the words a question capitalises of the routed "
          "instruments' parties' names (\"Alliance Bank\" beside a routing \"Western\") leave "
          "its BM25 query too", (CLOSURE,), _set(node_ranking, "PARTY_NAMES_OUT", False)),
