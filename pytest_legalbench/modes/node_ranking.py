@@ -27,6 +27,7 @@ from pytest_legalbench.modes.routing import (
     Route,
     flag_boost,
     name_words,
+    party_words,
     question_flags,
 )
 from pytest_legalbench.modes.traits import RETRIEVED
@@ -36,7 +37,6 @@ from pytest_legalbench.vectors.embedding import Embedder
 from pytest_legalbench.vectors.query_vectors import QueryVectors
 from pytest_legalbench.vectors.ranking import RRF_K, SCORE_PRECISION, ranked
 
-_WORD = re.compile(r"[a-z0-9]+")
 _LETTER = re.compile(r"[^\W\d_]")
 
 #: Documents embedded for a question that names none, on a large corpus.
@@ -68,7 +68,7 @@ def without_names(question: str, route: Route) -> str:
             return True
         # A lower-case word is the question's subject ("the bank's consent"), not a name.
         first = _LETTER.search(word)
-        written = {w for w in _WORD.findall(word.casefold()) if len(w) > 1}
+        written = party_words([word])
         return (PARTY_NAMES_OUT and first is not None and first[0].isupper()
                 and bool(written) and written <= route.parties)
 
