@@ -52,28 +52,43 @@ PARTY_NAMES_OUT = True
 
 
 def without_names(question: str, route: Route) -> str:
-    """``question`` without the words that routed it, and the words it capitalises of the
-    routed documents' parties' names, for word matching. BM25 weighs a name by its rarity in
-    the corpus, yet inside the named documents every provision shares it: left in, it pulls
-    up the openings, definitions and notice blocks that print it ("Western" routes a
-    question about "Western Alliance Bank"; "Alliance" and "Bank" are generic name words
-    that route nothing, yet print only where the bank is named). An embedding takes the
-    name as one part of the meaning, so similarity keeps the question whole."""
+    """``question`` without the words that routed it, and the rest of the party names they
+    stand in, for word matching. BM25 weighs a name by its rarity in the corpus, yet inside
+    the named documents every provision shares it: left in, it pulls up the openings,
+    definitions and notice blocks that print it ("Western" routes a question about "Western
+    Alliance Bank"; "Alliance" and "Bank" are generic name words that route nothing, yet
+    print only where the bank is named). An embedding takes the name as one part of the
+    meaning, so similarity keeps the question whole."""
     names = set(route.words)
+    words = question.split()
 
-    def naming(word: str) -> bool:
+    def routing(word: str) -> bool:
         # Read as the router read it ("NETGEAR's" names what "NETGEAR" names).
         parts = name_words(word)
-        if parts and parts <= names:
-            return True
-        # A lower-case word is the question's subject ("the bank's consent"), not a name.
+        return bool(parts) and parts <= names
+
+    def of_party(word: str) -> bool:
+        # Written with a capital, as a name is; in lower case it is the question's subject
+        # ("the bank's consent").
         first = _LETTER.search(word)
         written = party_words([word])
         return (PARTY_NAMES_OUT and first is not None and first[0].isupper()
                 and bool(written) and written <= route.parties)
 
-    kept = [word for word in question.split() if not naming(word)]
-    return " ".join(kept) if kept and len(kept) < len(question.split()) else question
+    dropped = [routing(word) for word in words]
+    # A party's word leaves only with the name it belongs to: a run of such words holding a
+    # routing word ("Landsea's Western Alliance Bank"). Alone it may be a term of the
+    # agreement ("Required Lenders" beside a party "the Lenders party thereto").
+    start = 0
+    while start < len(words):
+        end = start
+        while end < len(words) and (dropped[end] or of_party(words[end])):
+            end += 1
+        if any(dropped[start:end]):
+            dropped[start:end] = [True] * (end - start)
+        start = end + 1
+    kept = [word for word, out in zip(words, dropped) if not out]
+    return " ".join(kept) if kept and len(kept) < len(words) else question
 
 
 class NodeRanking:

@@ -134,6 +134,12 @@ def test_the_words_of_a_routed_partys_name_leave_word_matching_with_the_routing_
     # Only the routed documents' parties: another instrument's are words like any other.
     assert without_names("Must Landsea tell Alliance Bank?",
                          replace(route, parties=frozenset())) == "Must tell Alliance Bank?"
+    # A party's word apart from a routing word is no name: "Lenders" of "The Lenders party
+    # thereto" is also a term of the agreement ("Required Lenders").
+    amazon = Route({}, (("amazon",),), ("amazon",),
+                   party_words(["Amazon.com, Inc.", "The Lenders party thereto"]))
+    assert without_names("Which Lenders are the Required Lenders under Amazon Inc.'s loan?",
+                         amazon) == "Which Lenders are the Required Lenders under loan?"
 
 
 _WORDS = st.sampled_from(["Western", "western", "Alliance", "alliance", "Bank", "bank's",
