@@ -174,8 +174,9 @@ RULES: tuple[Rule, ...] = (
          "query (off: the routed parties' names stay too)", (CLOSURE,),
          _set(node_ranking, "without_names", lambda question, route: question)),
     Rule("party names out of word matching", "the words a question capitalises of the routed "
-         "instruments' parties' names (\"Alliance Bank\" beside a routing \"Western\") leave "
-         "its BM25 query too", (CLOSURE,), _set(node_ranking, "PARTY_NAMES_OUT", False)),
+         "instruments' parties' names, in one run with a routing word (\"Alliance Bank\" after "
+         "\"Western\"), leave its BM25 query too", (CLOSURE,),
+         _set(node_ranking, "PARTY_NAMES_OUT", False)),
     Rule("named definitions first", "a definition of a term the question writes is the "
          "best hit", (CLOSURE,), _set(navembed.ClosureMode, "named_definitions_first", False)),
     Rule("dense similarity", "embedding similarity in the fusion (off: BM25 alone)",
