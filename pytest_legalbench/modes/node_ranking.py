@@ -46,8 +46,8 @@ POOL = 60
 #: What each ranking counts for in reciprocal-rank fusion, by its name ("cosine": embedding
 #: similarity, "words": BM25).
 FUSION_WEIGHTS = {"cosine": 1.0, "words": 1.0}
-#: Whether the words a question capitalises of the routed documents' parties' names leave
-#: its word matching along with the words that routed it.
+#: Whether the rest of a routed party's name, written beside the words that routed the
+#: question, leaves its word matching with them (``without_names``).
 PARTY_NAMES_OUT = True
 
 
