@@ -126,8 +126,8 @@ def name_words(text: str) -> set[str]:
 
 def party_words(parties: Iterable[str]) -> frozenset[str]:
     """The words of parties' names, generic ones too ("Inc", "Bank"): a question that
-    writes one with a capital is naming the party ("Western Alliance Bank"), whichever of
-    its words routed it."""
+    writes them with a capital beside a word that routed it is naming the party ("Western
+    Alliance Bank", routed by "Western")."""
     return frozenset(w for w in _WORD.findall(" ".join(parties).casefold())
                      if len(w) > 1 and w not in STOP_WORDS)
 

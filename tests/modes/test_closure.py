@@ -124,7 +124,7 @@ def test_the_words_that_routed_a_question_are_left_out_of_its_ranking() -> None:
 
 def test_the_words_of_a_routed_partys_name_leave_word_matching_with_the_routing_ones() -> None:
     # "Western" routed the question; "Alliance" and "Bank" are generic words that route
-    # nothing, yet they print only where the bank is named (its definition, the opening).
+    # nothing, yet they print where the bank is named (its definition, the opening).
     route = Route({}, (("landsea",),), ("landsea", "western"),
                   party_words(["Landsea Homes Corporation", "Western Alliance Bank"]))
     assert without_names("When does Landsea's Western Alliance Bank facility mature?",
