@@ -60,10 +60,12 @@ def environment() -> dict[str, str]:
 
 
 def summary(stdout: str) -> list[str]:
-    """The summary lines of a session's output, without the report's paths."""
+    """The summary lines of a session's output, without paths (the report's, the kept output
+    lengths')."""
     lines = stdout.splitlines()
     start = lines.index("legalbench summary") if "legalbench summary" in lines else len(lines)
-    return [line for line in lines[start:] if not line.startswith(("report:", "=", "run journal"))
+    return [re.sub(r"(kept for the next plan): .*", r"\1", line) for line in lines[start:]
+            if not line.startswith(("report:", "=", "run journal"))
             and not line.startswith("legalbench batch:")
             and not re.match(r"\d+ (passed|failed|error|skipped)", line)]
 
@@ -239,7 +241,9 @@ def measure_remote(scratch: Path) -> dict[str, Any]:
             [*base, *(f"--tx=socket=127.0.0.1:{port}" for port, _ in hosts), "--dist=load",
              f"--rsyncdir={staging}", "-W", "ignore::DeprecationWarning",
              f"--legalbench-report={scratch / 'remote-report'}",
-             str(staging / "benchmarks")], staging, env)
+             str(staging / "benchmarks")], staging,
+            # the controller keeps the run's output lengths in a cache of its own
+            {**env, "LEGALBENCH_CACHE_DIR": str(scratch / "controller-cache")})
     finally:
         for server in servers:
             server.terminate()

@@ -117,6 +117,10 @@ def pytest_configure(config: pytest.Config) -> None:
     for kind in KIND_MARKERS:
         config.addinivalue_line("markers", f"{kind}: a benchmark question of kind {kind}")
     config.addinivalue_line("markers", "area_<name>: a benchmark question of that practice area")
+    if not config.pluginmanager.hasplugin("xdist"):
+        # Benchmark items carry xdist's group mark; without xdist (-p no:xdist) nothing else
+        # registers it, and an unknown mark warns in every session.
+        config.addinivalue_line("markers", "xdist_group(name): items that share a worker")
     # Registered here rather than through pytest_plugins, which would ask pytest to rewrite
     # the asserts of modules this one has imported already (a warning in every session).
     # Both are inert until a test asks for a fixture or a benchmark session starts.

@@ -75,3 +75,12 @@ def test_collected_benchmark_items_start_the_session_plain_and_under_xdist(
     # One run: one start, each worker's plan, every item once.
     assert name.startswith("xdist-")
     assert kinds[0] == "start" and sorted(kinds[1:]) == ["item"] * 4 + ["plan"] * 2
+
+
+def test_without_xdist_the_group_mark_is_known(project: pytest.Pytester) -> None:
+    # Items carry xdist's group mark; with xdist not loaded the plugin registers it, so
+    # --strict-markers collects them and no session warns of an unknown mark.
+    result = project.runpytest_subprocess("-k", QUESTIONS[0], "-p", "no:cacheprovider",
+                                          "-p", "no:xdist", "--strict-markers")
+    result.assert_outcomes(passed=len(MODES))
+    assert "Unknown pytest.mark" not in result.stdout.str()
