@@ -241,8 +241,10 @@ def make_plan(selection: PlanSelection, card: PriceCard,
                 modes=tuple(dict.fromkeys(mode for _, mode in items)),
                 payload_budget=selection.mode_settings.payload_budget_tokens,
                 answer_max_tokens=selection.answer_max_tokens,
-                outputs=("assumed (a cited answer of about 300 tokens, a verdict of 120; a run "
-                         "on this backend and models measures them for the next plan)"
+                outputs=("assumed (a cited answer of about 300 tokens, a verdict of 120; a "
+                         "judge's input holds the answers it compares, so it rests on them "
+                         "too; a run on this backend and models measures them for the next "
+                         "plan)"
                          if outputs.source == "assumed"
                          else f"measured on {outputs.source}"),
                 notes=tuple(notes),
